@@ -1,0 +1,83 @@
+//! Every mcp-surface anchor vector (shared/anchors/vectors, copied to tests/data/anchors)
+//! reproduces its expected bytes and hash, in Rust and in the Python second implementation.
+
+mod common;
+
+use mcpseal_surface::{
+    Form, RawCapture, Surface, SurfaceError, jcs, mcp_surface_1_bytes_unchecked, sha256_hex,
+};
+use serde_json::Value;
+
+fn capture_of(anchor_raw: &Value) -> (RawCapture, Vec<u8>) {
+    let bytes = serde_json::to_vec(&common::anchor_to_capture(anchor_raw)).expect("serialise");
+    (RawCapture::from_slice(&bytes).expect("capture parses"), bytes)
+}
+
+fn check_python(args: &[&str], stdin: &[u8], canonical: &str, sha: &str, id: &str) {
+    let mut with_canon = args.to_vec();
+    with_canon.push("--canonical");
+    let (code, out) = common::python(&with_canon, stdin);
+    assert_eq!(code, 0, "{id}: python exit code");
+    assert_eq!(String::from_utf8(out).expect("utf-8"), canonical, "{id}: python bytes");
+    let (code, out) = common::python(args, stdin);
+    assert_eq!(code, 0, "{id}: python exit code");
+    assert_eq!(String::from_utf8(out).expect("utf-8").trim_end(), sha, "{id}: python sha");
+}
+
+#[test]
+fn spec_7_1_vector() {
+    let v = common::read_json("anchors/spec-7.1-vector.json");
+    let want = v["expectedCanonical"].as_str().expect("string");
+    let sha = v["expectedSha256"].as_str().expect("string");
+    let (capture, bytes) = capture_of(&v["rawCapture"]);
+    let surface = Surface::from_capture(&capture).expect("strict surface");
+    let got = surface.canonical_bytes(Form::McpSurface1);
+    assert_eq!(String::from_utf8(got).expect("utf-8"), want);
+    assert_eq!(surface.fingerprint(Form::McpSurface1).sha256, sha);
+    check_python(&["--form", "mcp-surface/1"], &bytes, want, sha, "spec-7.1");
+}
+
+#[test]
+fn derived_edge_vectors() {
+    let file = common::read_json("anchors/derived-edge-vectors.json");
+    let vectors = file["vectors"].as_array().expect("vectors");
+    assert_eq!(vectors.len(), 11);
+    for v in vectors {
+        let id = v["id"].as_str().expect("id");
+        let input = v["input"].as_str().expect("input is JSON text");
+        let want = v["expectedCanonical"].as_str().expect("canonical");
+        let sha = v["expectedSha256"].as_str().expect("sha");
+        assert_eq!(sha256_hex(want.as_bytes()), sha, "{id}: vector self-consistent");
+        match v["inputKind"].as_str() {
+            Some("value") => {
+                let value: Value = serde_json::from_str(input).expect("value");
+                assert_eq!(String::from_utf8(jcs(&value)).expect("utf-8"), want, "{id}");
+                check_python(&["--value"], input.as_bytes(), want, sha, id);
+            }
+            Some("raw-capture") => {
+                let raw: Value = serde_json::from_str(input).expect("raw capture");
+                let (capture, bytes) = capture_of(&raw);
+                let got = mcp_surface_1_bytes_unchecked(&capture).expect("unchecked");
+                assert_eq!(String::from_utf8(got).expect("utf-8"), want, "{id}");
+                check_python(
+                    &["--form", "mcp-surface/1", "--unchecked"],
+                    &bytes,
+                    want,
+                    sha,
+                    id,
+                );
+                if id == "ties-and-missing-key" {
+                    // mcpseal fails closed on what mcp-surface tolerates.
+                    let err = Surface::from_capture(&capture).expect_err("refused");
+                    assert!(matches!(err, SurfaceError::MissingIdentity { .. }), "{err}");
+                    let (code, _) = common::python(&["--form", "mcp-surface/1"], &bytes);
+                    assert_eq!(code, 1, "python refuses too");
+                } else {
+                    let surface = Surface::from_capture(&capture).expect("strict surface");
+                    assert_eq!(surface.fingerprint(Form::McpSurface1).sha256, sha, "{id}");
+                }
+            }
+            other => panic!("{id}: unknown inputKind {other:?}"),
+        }
+    }
+}
