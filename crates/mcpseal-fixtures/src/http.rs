@@ -1,0 +1,230 @@
+//! The Streamable HTTP transport: one endpoint, `/mcp`, on 127.0.0.1.
+//!
+//! Prints exactly one line, `http://127.0.0.1:PORT/mcp`, then serves until killed or until
+//! stdin reaches EOF (so a test that drops the child's stdin stops it; `--ignore-stdin`
+//! turns that off). The status codes are the point of this module:
+//! 202 accepted notification, 400 envelope/header errors, 403 foreign `Origin`, 404 unknown
+//! method (modern) or ended session (legacy), 405 `GET`/`DELETE` on a modern server.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use futures_util::stream::{self, StreamExt};
+use serde_json::Value;
+
+use crate::handler::{Handler, Incoming, SessionState, Transport};
+use crate::headers;
+use crate::jsonrpc::{self, INVALID_REQUEST, Outcome, PARSE_ERROR, RpcError};
+use crate::knobs::Mode;
+use crate::sse;
+use crate::stdio::{flood_chunks, half_of, log};
+
+type Shared = Arc<Handler>;
+
+/// Bind, print the URL, serve.
+pub async fn serve(handler: Arc<Handler>, ignore_stdin: bool) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", handler.knobs.port)).await?;
+    let port = listener.local_addr()?.port();
+    {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "http://127.0.0.1:{port}/mcp")?;
+        out.flush()?;
+    }
+    log(&format!(
+        "{:?} mode on http://127.0.0.1:{port}/mcp",
+        handler.knobs.mode
+    ));
+    if !ignore_stdin {
+        // Open SSE streams would block a graceful shutdown forever: exit outright at EOF.
+        std::thread::spawn(|| {
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+            std::process::exit(0);
+        });
+    }
+    let app = Router::new()
+        .route("/mcp", any(endpoint))
+        .with_state(handler);
+    axum::serve(listener, app).await?;
+    Ok(())
+}
+
+async fn endpoint(
+    State(h): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let ok = origin.to_str().is_ok_and(headers::origin_ok);
+        if !ok && !h.knobs.no_origin_check {
+            let err = RpcError::new(INVALID_REQUEST, "Forbidden origin").status(403);
+            return json_response(&h, jsonrpc::error(&Value::Null, &err), 403, None);
+        }
+    }
+    match method {
+        Method::POST => post(h, headers, body).await,
+        Method::GET => get(&h, &headers),
+        Method::DELETE => delete(&h, &headers),
+        _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+    }
+}
+
+fn session_header(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// Legacy: `GET` with a live session and `Accept: text/event-stream` opens the HTTP+SSE
+/// stream (`event: endpoint`, then keep-alives forever). Modern: 405 unless `--get-stream`.
+fn get(h: &Handler, headers: &HeaderMap) -> Response {
+    let wants_sse = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/event-stream"));
+    let legacy = h.knobs.mode == Mode::Legacy;
+    if !(legacy || h.knobs.get_stream) || !wants_sse {
+        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+    }
+    let session = session_header(headers);
+    if legacy && !h.knobs.get_stream {
+        match session.as_deref().map(|s| h.session_state(s)) {
+            None => return StatusCode::BAD_REQUEST.into_response(),
+            Some(Some(SessionState::Live)) => {}
+            Some(_) => return StatusCode::NOT_FOUND.into_response(),
+        }
+    }
+    let sid = session.unwrap_or_else(|| h.modern_session.clone());
+    let first = format!("event: endpoint\ndata: /mcp?sessionId={sid}\n\n");
+    sse::response(
+        StatusCode::OK,
+        sse::forever(vec![first], Duration::from_secs(1)),
+    )
+}
+
+/// Legacy: `DELETE` ends a session (200), unknown → 404, missing → 400. Modern: 405.
+fn delete(h: &Handler, headers: &HeaderMap) -> Response {
+    if h.knobs.mode != Mode::Legacy {
+        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+    }
+    match session_header(headers) {
+        None => StatusCode::BAD_REQUEST.into_response(),
+        Some(s) if h.end_session(&s) => StatusCode::OK.into_response(),
+        Some(_) => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+async fn post(h: Shared, headers: HeaderMap, body: Bytes) -> Response {
+    let msg: Value = match serde_json::from_slice(&body) {
+        Ok(v @ Value::Object(_)) => v,
+        Ok(_) => {
+            let err = RpcError::new(
+                INVALID_REQUEST,
+                "Body must be one JSON-RPC message (no batches)",
+            );
+            return json_response(&h, jsonrpc::error(&Value::Null, &err), 400, None);
+        }
+        Err(e) => {
+            let err = RpcError::new(PARSE_ERROR, format!("Parse error: {e}"));
+            return json_response(&h, jsonrpc::error(&Value::Null, &err), 400, None);
+        }
+    };
+    let session = session_header(&headers);
+    let inc = Incoming {
+        msg: &msg,
+        transport: Transport::Http,
+        session: session.as_deref(),
+    };
+    let outcome = match headers::check(&h.knobs, &headers, &msg) {
+        Some(err) => h.reply_err(&msg, err, inc),
+        None => h.handle(inc),
+    };
+    if h.knobs.delay > 0 && !matches!(outcome, Outcome::Accepted | Outcome::Hang) {
+        tokio::time::sleep(Duration::from_millis(h.knobs.delay)).await;
+    }
+    match outcome {
+        Outcome::Reply {
+            body,
+            status,
+            session,
+        } => {
+            if h.knobs.sse && status == 200 {
+                let mut r = sse::response(StatusCode::OK, sse::finite(&msg, &body));
+                add_session(&mut r, session);
+                r
+            } else {
+                json_response(&h, body, status, session)
+            }
+        }
+        Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
+        Outcome::Listen { ack } => sse::response(
+            StatusCode::OK,
+            sse::forever(vec![sse::event(&ack)], Duration::from_secs(1)),
+        ),
+        Outcome::Hang => std::future::pending().await,
+        Outcome::Crash => {
+            log("crash-after reached: exiting with code 3");
+            std::process::exit(3);
+        }
+        Outcome::Endless => sse::response(StatusCode::OK, sse::endless()),
+        Outcome::Flood => {
+            let chunks = stream::iter(flood_chunks().map(Bytes::from))
+                .chain(stream::once(std::future::pending::<Bytes>()))
+                .map(Ok::<Bytes, std::convert::Infallible>);
+            raw_json(Body::from_stream(chunks))
+        }
+        Outcome::InvalidUtf8 => raw_json(Body::from(jsonrpc::invalid_utf8_bytes())),
+        Outcome::HalfMessage(body) => {
+            exit_soon(1, "half-message: exiting with code 1");
+            let half = stream::iter([Ok(Bytes::from(half_of(&body)))]).chain(stream::once(async {
+                Err(std::io::Error::other("half message"))
+            }));
+            raw_json(Body::from_stream(half))
+        }
+        Outcome::ReplyThenExit(body) => {
+            exit_soon(0, "exit-after-discover: exiting with code 0");
+            json_response(&h, body, 200, None)
+        }
+    }
+}
+
+/// Exit shortly, after the current response had time to be written.
+fn exit_soon(code: i32, why: &'static str) {
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        log(why);
+        std::process::exit(code);
+    });
+}
+
+fn raw_json(body: Body) -> Response {
+    let mut r = Response::new(body);
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn add_session(r: &mut Response, session: Option<String>) {
+    if let Some(v) = session.and_then(|s| HeaderValue::from_str(&s).ok()) {
+        r.headers_mut().insert("mcp-session-id", v);
+    }
+}
+
+/// A JSON body with `status` (or 200 for errors under `--errors-200`).
+fn json_response(h: &Handler, body: Value, status: u16, session: Option<String>) -> Response {
+    let status = if h.knobs.errors_200 { 200 } else { status };
+    let mut r = raw_json(Body::from(body.to_string()));
+    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    add_session(&mut r, session);
+    r
+}

@@ -1,0 +1,138 @@
+//! JSON-RPC 2.0 framing: error codes, response builders and the [`Outcome`] of one message.
+//!
+//! Hand-written on purpose (no SDK): the fixture must be able to emit exactly the wrong
+//! code, status or shape a test asks for.
+
+use serde_json::{Value, json};
+
+/// -32700 Parse error.
+pub const PARSE_ERROR: i64 = -32700;
+/// -32600 Invalid Request (also the fixture's "not initialized" in legacy mode).
+pub const INVALID_REQUEST: i64 = -32600;
+/// -32601 Method not found.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// -32602 Invalid params (unknown tool/prompt/resource, bad cursor, missing `_meta`).
+pub const INVALID_PARAMS: i64 = -32602;
+/// -32020 HeaderMismatch (2026-07-28).
+pub const HEADER_MISMATCH: i64 = -32020;
+/// -32022 UnsupportedProtocolVersion (2026-07-28).
+pub const UNSUPPORTED_VERSION: i64 = -32022;
+/// -32001 RC-era HeaderMismatch (pre `f505a6c7`).
+pub const RC_HEADER_MISMATCH: i64 = -32001;
+/// -32004 RC-era UnsupportedProtocolVersion.
+pub const RC_UNSUPPORTED_VERSION: i64 = -32004;
+/// -32002 2025-era resource not found (retired in 2026).
+pub const RESOURCE_NOT_FOUND_2025: i64 = -32002;
+
+/// The protocol revision modern modes speak.
+pub const MODERN_VERSION: &str = "2026-07-28";
+/// The protocol revision legacy mode speaks.
+pub const LEGACY_VERSION: &str = "2025-11-25";
+/// `_meta` key of the per-request protocol version.
+pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the per-request client capabilities.
+pub const META_CLIENT_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the server identity on results.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key tagging listen-stream notifications.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// A JSON-RPC error plus the HTTP status the fixture pairs it with.
+#[derive(Debug, Clone)]
+pub struct RpcError {
+    /// JSON-RPC error code.
+    pub code: i64,
+    /// Human message.
+    pub message: String,
+    /// Optional `error.data`.
+    pub data: Option<Value>,
+    /// HTTP status for the Streamable HTTP transport (ignored on stdio).
+    pub status: u16,
+}
+
+impl RpcError {
+    /// An error with HTTP status 400 unless changed with [`RpcError::status`].
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        let status = if code == METHOD_NOT_FOUND { 404 } else { 400 };
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+            status,
+        }
+    }
+
+    /// Attach `error.data`.
+    pub fn data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// Override the HTTP status.
+    pub fn status(mut self, status: u16) -> Self {
+        self.status = status;
+        self
+    }
+}
+
+/// What the transport must do with one incoming message.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Send this JSON-RPC response (HTTP: with `status`, and `session` as `Mcp-Session-Id`).
+    Reply {
+        /// The whole JSON-RPC response object.
+        body: Value,
+        /// HTTP status.
+        status: u16,
+        /// Session id to send back (legacy `initialize`, `--session-id`).
+        session: Option<String>,
+    },
+    /// A notification was accepted: nothing on stdio, 202 on HTTP.
+    Accepted,
+    /// `subscriptions/listen`: send the acknowledgement notification, then hold the stream open.
+    Listen {
+        /// The `notifications/subscriptions/acknowledged` message.
+        ack: Value,
+    },
+    /// Never answer (`--hang-on`, `--silent-listen`).
+    Hang,
+    /// Exit with code 3 without answering (`--crash-after`).
+    Crash,
+    /// Write 100 MB without a newline, then hang (`--flood`).
+    Flood,
+    /// Answer with bytes that are not UTF-8 (`--invalid-utf8`).
+    InvalidUtf8,
+    /// Write the first half of this response, then exit 1 (`--half-message`).
+    HalfMessage(Value),
+    /// Send this response, then exit 0 (`--exit-after-discover`).
+    ReplyThenExit(Value),
+    /// HTTP `--sse-endless`: an SSE stream that never carries the response.
+    Endless,
+}
+
+/// A success response.
+pub fn result(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// An error response for `err`.
+pub fn error(id: &Value, err: &RpcError) -> Value {
+    let mut e = json!({"code": err.code, "message": err.message});
+    if let Some(data) = &err.data {
+        e["data"] = data.clone();
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": e})
+}
+
+/// A notification message.
+pub fn notification(method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+/// The bytes `--invalid-utf8` sends: a JSON-looking line with 0xFF 0xFE inside a string.
+pub fn invalid_utf8_bytes() -> Vec<u8> {
+    let mut v = br#"{"jsonrpc":"2.0","id":1,"result":{"text":""#.to_vec();
+    v.extend_from_slice(&[0xFF, 0xFE, 0xC3]);
+    v.extend_from_slice(br#""}}"#);
+    v
+}

@@ -1,0 +1,241 @@
+//! Command-line knobs: the mode and every deliberate misbehaviour, one flag each.
+//!
+//! The doc comment of each flag is its `--help` line and says which client behaviour
+//! or conformance rule it exists to provoke. Flags combine freely; the handler reads
+//! them through [`Knobs`] and never looks at `std::env`.
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+/// Which protocol era (and which deliberate deviation from it) the fixture speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// Clean 2026-07-28 (stateless): per-request `_meta`, `server/discover`, routing headers.
+    Modern,
+    /// Stateful 2025-11-25: `initialize` handshake, HTTP sessions keyed by `Mcp-Session-Id`.
+    Legacy,
+    /// Modern, but a legacy `initialize` also succeeds (dual-era server).
+    Dual,
+    /// Answers every method, even unknown ones, with a result (must fail mcpseal's sanity check).
+    Liar,
+    /// Modern, but any request carrying `params._meta` gets -32602 (rejects the 2026 envelope).
+    StrictParams,
+    /// HTTP only: modern, but any POST carrying `Mcp-Method` gets 400 + -32600.
+    StrictHeaders,
+}
+
+/// A list method, for the knobs that break one list at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListKind {
+    /// `tools/list`
+    Tools,
+    /// `resources/list`
+    Resources,
+    /// `resources/templates/list`
+    #[value(name = "resourceTemplates")]
+    ResourceTemplates,
+    /// `prompts/list`
+    Prompts,
+}
+
+/// How (or whether) the fixture serves tasks, for the tasks-migration rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TasksKnob {
+    /// Advertise the 2025 core `tasks` capability and serve `tasks/list|get|result|cancel`.
+    Core,
+    /// Advertise only `extensions["io.modelcontextprotocol/tasks"]` and serve `tasks/get`.
+    Ext,
+    /// Advertise both the core capability and the extension.
+    Both,
+    /// Advertise nothing but still answer `tasks/get`.
+    Hidden,
+}
+
+/// `mcpseal-fixture`: a hand-written MCP server that misbehaves exactly, for tests.
+///
+/// stdout carries only JSON-RPC (stdio) or the one URL line (`--http`); logs go to stderr.
+/// Exit codes: 0 stdin EOF / normal, 2 usage error, 3 `--crash-after`, 1 `--half-message`.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "mcpseal-fixture", version, about, long_about = None)]
+pub struct Knobs {
+    /// Protocol era and deviation to serve
+    #[arg(long, value_enum, default_value = "modern")]
+    pub mode: Mode,
+
+    /// Serve Streamable HTTP on 127.0.0.1 (prints `http://127.0.0.1:PORT/mcp`) instead of stdio
+    #[arg(long)]
+    pub http: bool,
+
+    /// HTTP port (0 = pick a free one)
+    #[arg(long, default_value_t = 0, requires = "http")]
+    pub port: u16,
+
+    /// HTTP: keep serving after stdin reaches EOF (default: exit, so dropping stdin stops it)
+    #[arg(long, requires = "http")]
+    pub ignore_stdin: bool,
+
+    /// HTTP: answer requests as `text/event-stream`, response JSON split over two `data:` lines
+    #[arg(long)]
+    pub sse: bool,
+
+    /// Add N generated tools `tool_00001`… with nested schemas (surface-size and speed tests)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub tools: usize,
+
+    /// Items per list page (default: everything on one page); exercises cursor following
+    #[arg(long, value_name = "N")]
+    pub page_size: Option<usize>,
+
+    /// Shuffle list order on every call (non-deterministic tools/list ordering rule)
+    #[arg(long)]
+    pub shuffle: bool,
+
+    /// Exit with code 3, without answering, when request N+1 arrives (INCOMPLETE state)
+    #[arg(long, value_name = "N")]
+    pub crash_after: Option<u64>,
+
+    /// stdio: print a non-JSON line before every response (client must skip stdout noise)
+    #[arg(long)]
+    pub noise: bool,
+
+    /// Sleep MS milliseconds before each answer (client timeouts)
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub delay: u64,
+
+    /// Put one identity twice in that list (duplicate-identity check of the surface capture)
+    #[arg(long, value_enum, value_name = "LIST")]
+    pub duplicate: Option<ListKind>,
+
+    /// Load the served surface from a JSON file (`null` list = method not served: -32601)
+    #[arg(long, value_name = "FILE")]
+    pub surface: Option<PathBuf>,
+
+    /// serverInfo version (default 1.0.0, or the `--surface` file's)
+    #[arg(long, value_name = "V")]
+    pub server_version: Option<String>,
+
+    /// Never answer METHOD; keep serving everything else (per-request timeout)
+    #[arg(long, value_name = "METHOD")]
+    pub hang_on: Vec<String>,
+
+    /// On the first request write 100 MB without a newline, then hang (client size caps)
+    #[arg(long)]
+    pub flood: bool,
+
+    /// HTTP: answer every POST with an SSE stream of keep-alives and notifications, never the response
+    #[arg(long)]
+    pub sse_endless: bool,
+
+    /// Answer `server/discover`, then exit 0 (probe "incomplete" state)
+    #[arg(long)]
+    pub exit_after_discover: bool,
+
+    /// That list's `nextCursor` repeats forever (client cursor-loop detection)
+    #[arg(long, value_enum, value_name = "LIST")]
+    pub cursor_loop: Option<ListKind>,
+
+    /// That list always returns a fresh `nextCursor` (client page cap)
+    #[arg(long, value_enum, value_name = "LIST")]
+    pub endless_pages: Option<ListKind>,
+
+    /// That list's page 1 returns `nextCursor: ""` (valid in 2026), page 2 ends it
+    #[arg(long, value_enum, value_name = "LIST")]
+    pub empty_cursor: Option<ListKind>,
+
+    /// Advertise listChanged on tools/prompts/resources and honour `subscriptions/listen`
+    #[arg(long)]
+    pub list_changed: bool,
+
+    /// Advertise listChanged but never answer `subscriptions/listen` (MCP009 silence)
+    #[arg(long)]
+    pub silent_listen: bool,
+
+    /// Answer the first request with bytes that are not UTF-8
+    #[arg(long)]
+    pub invalid_utf8: bool,
+
+    /// Write half of the first response (no newline), then exit 1
+    #[arg(long)]
+    pub half_message: bool,
+
+    /// Omit `resultType` from every result (MCP004)
+    #[arg(long)]
+    pub no_result_type: bool,
+
+    /// Omit `ttlMs`/`cacheScope` from every cacheable result (MCP005)
+    #[arg(long)]
+    pub no_cache_hints: bool,
+
+    /// Omit cache hints only from `prompts/list` and `resources/read` (MCP005, 0.2+ scope)
+    #[arg(long)]
+    pub partial_cache: bool,
+
+    /// Omit `_meta["io.modelcontextprotocol/serverInfo"]` from results (MCP018)
+    #[arg(long)]
+    pub no_server_info_meta: bool,
+
+    /// Pre-final discover: body `serverInfo` and `protocolVersion` in the DiscoverResult
+    #[arg(long)]
+    pub body_server_info: bool,
+
+    /// RC-era error codes: -32004 bad version, -32001 header mismatch (MCP012)
+    #[arg(long)]
+    pub old_error_codes: bool,
+
+    /// Unknown resource gets the retired -32002 instead of -32602 (MCP011)
+    #[arg(long)]
+    pub old_not_found: bool,
+
+    /// HTTP modern: mint and send `Mcp-Session-Id` on every response (MCP003)
+    #[arg(long)]
+    pub session_id: bool,
+
+    /// Modern still answers the removed `ping` (MCP006)
+    #[arg(long)]
+    pub ping: bool,
+
+    /// Modern still answers `logging/setLevel` and `resources/(un)subscribe` (MCP007, MCP008)
+    #[arg(long)]
+    pub removed_methods: bool,
+
+    /// HTTP: `GET /mcp` opens a never-ending HTTP+SSE stream with `event: endpoint` (MCP010, MCP016)
+    #[arg(long)]
+    pub get_stream: bool,
+
+    /// Advertise/serve tasks: core, ext, both or hidden (MCP021)
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub tasks: Option<TasksKnob>,
+
+    /// Also serve the pre-GA name `messages/listen` like `subscriptions/listen`
+    #[arg(long)]
+    pub messages_listen: bool,
+
+    /// Declare the deprecated `logging` server capability (MCP015)
+    #[arg(long)]
+    pub deprecated_caps: bool,
+
+    /// Modern serves requests that lack `_meta` or its required keys (envelope validation)
+    #[arg(long)]
+    pub lenient_meta: bool,
+
+    /// HTTP modern: tolerate missing/mismatching routing headers (pre-final builds)
+    #[arg(long)]
+    pub lenient_headers: bool,
+
+    /// Discover also lists version V in supportedVersions, yet requests with V are rejected
+    #[arg(long, value_name = "V")]
+    pub advertise_version: Vec<String>,
+
+    /// JSON-RPC errors carry `id: null` instead of the request id
+    #[arg(long)]
+    pub error_id_null: bool,
+
+    /// HTTP: send every JSON-RPC error with status 200 (status-mapping rules)
+    #[arg(long)]
+    pub errors_200: bool,
+
+    /// HTTP: accept any `Origin` header (DNS-rebinding rule)
+    #[arg(long)]
+    pub no_origin_check: bool,
+}

@@ -1,0 +1,70 @@
+//! `mcpseal-fixture`: a hand-written MCP server (stdio and Streamable HTTP) that misbehaves
+//! exactly, so mcpseal's client, surface capture and conformance probe can be tested
+//! against real processes and sockets instead of mocks.
+//!
+//! It refuses to be a real server: no SDK, no persistence, no auth. Every misbehaviour is a
+//! flag (see `knobs`), documented with the rule or client guard it provokes.
+//!
+//! ```text
+//! mcpseal-fixture --mode legacy                 # stdio, 2025-11-25 handshake required
+//! mcpseal-fixture --http --sse --page-size 1    # prints http://127.0.0.1:PORT/mcp
+//! ```
+
+mod handler;
+mod headers;
+mod http;
+mod jsonrpc;
+mod knobs;
+mod methods;
+mod modes;
+mod paging;
+mod sse;
+mod stdio;
+mod surface;
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+
+use crate::knobs::{Knobs, Mode};
+
+fn main() -> ExitCode {
+    let knobs = Knobs::parse();
+    if knobs.mode == Mode::StrictHeaders && !knobs.http {
+        stdio::log(
+            "error: `--mode strict-headers` needs `--http`\nhint: its misbehaviour is about HTTP headers",
+        );
+        return ExitCode::from(2);
+    }
+    let surface = match surface::Surface::build(
+        knobs.surface.as_deref(),
+        knobs.tools,
+        knobs.server_version.as_deref(),
+    ) {
+        Ok(s) => s,
+        Err(e) => {
+            stdio::log(&format!("error: {e:#}"));
+            return ExitCode::from(2);
+        }
+    };
+    let ignore_stdin = knobs.ignore_stdin;
+    let handler = Arc::new(handler::Handler::new(knobs, surface));
+    let result = if handler.knobs.http {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(anyhow::Error::from)
+            .and_then(|rt| rt.block_on(http::serve(handler, ignore_stdin)))
+    } else {
+        stdio::serve(handler).map_err(anyhow::Error::from)
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "mcpseal-fixture: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
