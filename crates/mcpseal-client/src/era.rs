@@ -1,0 +1,464 @@
+//! The one place that knows what differs between protocol eras.
+//!
+//! 2025-11-25 servers learn who the client is once, in the `initialize` handshake, and keep it in
+//! a session. 2026-07-28 servers keep nothing: every request carries its protocol version, client
+//! capabilities and client identity in `params._meta`, and over HTTP the version, method and
+//! target name are repeated in headers so intermediaries can route without parsing the body.
+//!
+//! A [`Request`] is dressed for one era by default, but every part of the dress can be omitted
+//! or overridden, because the conformance probe must send deliberately wrong requests (no
+//! `_meta`, a header that disagrees with the body, an unknown version) and see what comes back.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+/// `_meta` key carrying the protocol revision of a 2026 request.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key carrying the client capabilities of a 2026 request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key carrying the client identity of a 2026 request.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key a 2026 server uses to identify itself on results.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key tagging notifications of a `subscriptions/listen` stream.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// HTTP header repeating the protocol revision.
+pub const HEADER_PROTOCOL_VERSION: &str = "MCP-Protocol-Version";
+/// HTTP header repeating the JSON-RPC method (2026).
+pub const HEADER_MCP_METHOD: &str = "Mcp-Method";
+/// HTTP header repeating `params.name` or `params.uri` (2026).
+pub const HEADER_MCP_NAME: &str = "Mcp-Name";
+/// HTTP header carrying a 2025 session id.
+pub const HEADER_SESSION_ID: &str = "Mcp-Session-Id";
+
+/// The client name sent in `clientInfo`.
+pub const CLIENT_NAME: &str = "mcpseal";
+
+/// A protocol era, named by the revision that defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Era {
+    /// 2025-11-25: `initialize` handshake, sessions.
+    Legacy,
+    /// 2026-07-28: stateless, per-request `_meta`.
+    Modern,
+}
+
+impl Era {
+    /// The revision string of the era.
+    pub fn revision(self) -> &'static str {
+        match self {
+            Era::Legacy => "2025-11-25",
+            Era::Modern => "2026-07-28",
+        }
+    }
+
+    /// Parses `2025-11-25` or `2026-07-28`.
+    pub fn from_revision(s: &str) -> Option<Era> {
+        match s {
+            "2025-11-25" => Some(Era::Legacy),
+            "2026-07-28" => Some(Era::Modern),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Era {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.revision())
+    }
+}
+
+/// True for the error codes only a 2026-era server sends about the request's dress:
+/// `-32020` header mismatch, `-32021` missing client capability, `-32022` unsupported version.
+/// Receiving one proves the server is modern; the request must be fixed, never downgraded.
+pub fn is_modern_error_code(code: i64) -> bool {
+    matches!(code, -32022..=-32020)
+}
+
+/// How a request's `params._meta` envelope is built.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Envelope {
+    /// The 2026 envelope. `None` fields are omitted from `_meta`; `extra` keys are merged last
+    /// and win.
+    Modern {
+        /// `io.modelcontextprotocol/protocolVersion`.
+        protocol_version: Option<String>,
+        /// `io.modelcontextprotocol/clientCapabilities`.
+        client_capabilities: Option<Value>,
+        /// `io.modelcontextprotocol/clientInfo`.
+        client_info: Option<Value>,
+        /// Further `_meta` keys.
+        extra: Map<String, Value>,
+    },
+    /// No envelope: params are sent as given (2025 requests, or deliberately bare ones).
+    None,
+}
+
+impl Envelope {
+    /// The full 2026 envelope for a revision.
+    pub fn modern(version: &str) -> Envelope {
+        Envelope::Modern {
+            protocol_version: Some(version.to_owned()),
+            client_capabilities: Some(json!({})),
+            client_info: Some(client_info()),
+            extra: Map::new(),
+        }
+    }
+
+    fn protocol_version(&self) -> Option<&str> {
+        match self {
+            Envelope::Modern {
+                protocol_version,
+                extra,
+                ..
+            } => extra
+                .get(META_PROTOCOL_VERSION)
+                .and_then(Value::as_str)
+                .or(protocol_version.as_deref()),
+            Envelope::None => None,
+        }
+    }
+}
+
+/// `{name: "mcpseal", version: <crate version>}`.
+pub fn client_info() -> Value {
+    json!({"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// A change to the standard headers of one request, applied after them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeaderEdit {
+    /// Set (or replace) a header.
+    Set(String, String),
+    /// Remove a header.
+    Remove(String),
+}
+
+/// What ends the wait for an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Wait {
+    /// The response carrying our id.
+    #[default]
+    Response,
+    /// The response, or a `notifications/subscriptions/acknowledged` whose subscription id is
+    /// our request id (a working `subscriptions/listen` holds its stream open and never
+    /// responds).
+    ResponseOrAcknowledgement,
+}
+
+/// One message to send, with its era dress.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// JSON-RPC method.
+    pub method: String,
+    /// Params without the envelope (the envelope is merged into `params._meta`).
+    pub params: Option<Value>,
+    /// True for a notification (no id, no answer expected).
+    pub notification: bool,
+    /// The `_meta` envelope.
+    pub envelope: Envelope,
+    /// Send the standard era headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, the
+    /// legacy session id). `false` sends only transport headers and the user's.
+    pub standard_headers: bool,
+    /// Edits applied after the standard and user headers.
+    pub header_edits: Vec<HeaderEdit>,
+    /// Per-request timeout; the connection default when `None`.
+    pub timeout: Option<Duration>,
+    /// What ends the wait.
+    pub wait: Wait,
+    /// Use an explicit JSON-RPC id instead of the next counter value.
+    pub id: Option<Value>,
+}
+
+impl Request {
+    /// A 2026-07-28 request with the full envelope and headers.
+    pub fn modern(method: impl Into<String>, params: Option<Value>) -> Request {
+        Request {
+            method: method.into(),
+            params,
+            notification: false,
+            envelope: Envelope::modern(Era::Modern.revision()),
+            standard_headers: true,
+            header_edits: Vec::new(),
+            timeout: None,
+            wait: Wait::Response,
+            id: None,
+        }
+    }
+
+    /// A plain 2025-era request: no `_meta` envelope; over HTTP the legacy session id and the
+    /// negotiated `MCP-Protocol-Version` are sent once a handshake happened.
+    pub fn legacy(method: impl Into<String>, params: Option<Value>) -> Request {
+        Request {
+            envelope: Envelope::None,
+            ..Request::modern(method, params)
+        }
+    }
+
+    /// Turns the request into a notification.
+    pub fn notification(mut self) -> Request {
+        self.notification = true;
+        self
+    }
+
+    /// Overrides the per-request timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Request {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets what ends the wait.
+    pub fn wait(mut self, wait: Wait) -> Request {
+        self.wait = wait;
+        self
+    }
+
+    /// Sets a header after the standard ones.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Request {
+        self.header_edits
+            .push(HeaderEdit::Set(name.into(), value.into()));
+        self
+    }
+
+    /// Removes a header (standard or user).
+    pub fn without_header(mut self, name: impl Into<String>) -> Request {
+        self.header_edits.push(HeaderEdit::Remove(name.into()));
+        self
+    }
+
+    /// Sends no standard era headers.
+    pub fn without_standard_headers(mut self) -> Request {
+        self.standard_headers = false;
+        self
+    }
+
+    /// Changes the protocol version claimed in `_meta` (and mirrored in the header).
+    pub fn with_protocol_version(mut self, version: impl Into<String>) -> Request {
+        if let Envelope::Modern {
+            protocol_version, ..
+        } = &mut self.envelope
+        {
+            *protocol_version = Some(version.into());
+        }
+        self
+    }
+
+    /// Removes one of the envelope's standard keys (`protocolVersion`, `clientCapabilities`,
+    /// `clientInfo`, by their full `_meta` key).
+    pub fn without_meta_key(mut self, key: &str) -> Request {
+        if let Envelope::Modern {
+            protocol_version,
+            client_capabilities,
+            client_info,
+            extra,
+        } = &mut self.envelope
+        {
+            match key {
+                META_PROTOCOL_VERSION => *protocol_version = None,
+                META_CLIENT_CAPABILITIES => *client_capabilities = None,
+                META_CLIENT_INFO => *client_info = None,
+                _ => {
+                    extra.remove(key);
+                }
+            }
+        }
+        self
+    }
+
+    /// Adds or replaces a `_meta` key.
+    pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> Request {
+        if let Envelope::Modern { extra, .. } = &mut self.envelope {
+            extra.insert(key.into(), value);
+        }
+        self
+    }
+
+    /// Sends no `_meta` envelope at all (the params are sent as given).
+    pub fn without_envelope(mut self) -> Request {
+        self.envelope = Envelope::None;
+        self
+    }
+
+    /// Uses this JSON-RPC id.
+    pub fn with_id(mut self, id: Value) -> Request {
+        self.id = Some(id);
+        self
+    }
+
+    /// The JSON-RPC message for this request with the given id.
+    pub fn to_message(&self, id: &Value) -> Value {
+        let mut msg = Map::new();
+        msg.insert("jsonrpc".into(), json!("2.0"));
+        if !self.notification {
+            msg.insert("id".into(), id.clone());
+        }
+        msg.insert("method".into(), json!(self.method));
+        if let Some(params) = self.params_with_envelope() {
+            msg.insert("params".into(), params);
+        }
+        Value::Object(msg)
+    }
+
+    fn params_with_envelope(&self) -> Option<Value> {
+        let Envelope::Modern {
+            protocol_version,
+            client_capabilities,
+            client_info,
+            extra,
+        } = &self.envelope
+        else {
+            return self.params.clone();
+        };
+        let mut params = match &self.params {
+            Some(Value::Object(map)) => map.clone(),
+            // Non-object params cannot carry `_meta`: send them untouched.
+            Some(other) => return Some(other.clone()),
+            None => Map::new(),
+        };
+        let mut meta = match params.remove("_meta") {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        let standard = [
+            (
+                META_PROTOCOL_VERSION,
+                protocol_version.clone().map(Value::from),
+            ),
+            (META_CLIENT_CAPABILITIES, client_capabilities.clone()),
+            (META_CLIENT_INFO, client_info.clone()),
+        ];
+        for (key, value) in standard {
+            if let Some(v) = value {
+                meta.entry(key).or_insert(v);
+            }
+        }
+        for (k, v) in extra {
+            meta.insert(k.clone(), v.clone());
+        }
+        params.insert("_meta".into(), Value::Object(meta));
+        Some(Value::Object(params))
+    }
+
+    /// The standard 2026 headers for this request: the version mirrored from `_meta`, the
+    /// method, and the name for `tools/call`, `prompts/get` and `resources/read`.
+    pub(crate) fn modern_headers(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if let Some(v) = self.envelope.protocol_version() {
+            out.push((HEADER_PROTOCOL_VERSION.to_owned(), encode_header_value(v)));
+        }
+        out.push((
+            HEADER_MCP_METHOD.to_owned(),
+            encode_header_value(&self.method),
+        ));
+        let name_key = match self.method.as_str() {
+            "tools/call" | "prompts/get" => Some("name"),
+            "resources/read" => Some("uri"),
+            _ => None,
+        };
+        if let Some(key) = name_key
+            && let Some(name) = self
+                .params
+                .as_ref()
+                .and_then(|p| p.get(key))
+                .and_then(Value::as_str)
+        {
+            out.push((HEADER_MCP_NAME.to_owned(), encode_header_value(name)));
+        }
+        out
+    }
+
+    pub(crate) fn is_modern(&self) -> bool {
+        matches!(self.envelope, Envelope::Modern { .. })
+    }
+}
+
+/// Encodes a value that is not header-safe (non-ASCII, control characters, leading or trailing
+/// space, or text that looks like the sentinel itself) as `=?base64?…?=`, as 2026-07-28 asks.
+pub fn encode_header_value(value: &str) -> String {
+    let printable = value.bytes().all(|b| (0x20..0x7f).contains(&b));
+    let padded = value.starts_with(' ') || value.ends_with(' ');
+    let looks_encoded = value.starts_with("=?base64?") && value.ends_with("?=");
+    if printable && !padded && !looks_encoded {
+        value.to_owned()
+    } else {
+        format!("=?base64?{}?=", base64(value.as_bytes()))
+    }
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modern_envelope_is_merged_under_caller_meta() {
+        let req = Request::modern(
+            "tools/call",
+            Some(json!({"name": "echo", "_meta": {"progressToken": 7}})),
+        );
+        let msg = req.to_message(&json!(1));
+        let meta = &msg["params"]["_meta"];
+        assert_eq!(meta[META_PROTOCOL_VERSION], "2026-07-28");
+        assert_eq!(meta[META_CLIENT_CAPABILITIES], json!({}));
+        assert_eq!(meta[META_CLIENT_INFO]["name"], "mcpseal");
+        assert_eq!(meta["progressToken"], 7);
+        let headers = req.modern_headers();
+        assert!(headers.contains(&("Mcp-Name".into(), "echo".into())));
+        assert!(headers.contains(&("Mcp-Method".into(), "tools/call".into())));
+    }
+
+    #[test]
+    fn envelope_keys_can_be_omitted_or_overridden() {
+        let req = Request::modern("tools/list", None)
+            .without_meta_key(META_CLIENT_CAPABILITIES)
+            .with_protocol_version("1999-01-01");
+        let msg = req.to_message(&json!(2));
+        let meta = msg["params"]["_meta"].as_object().expect("meta");
+        assert!(!meta.contains_key(META_CLIENT_CAPABILITIES));
+        assert_eq!(meta[META_PROTOCOL_VERSION], "1999-01-01");
+        assert_eq!(req.modern_headers()[0].1, "1999-01-01");
+        let bare = Request::modern("tools/list", None).without_envelope();
+        assert!(bare.to_message(&json!(3)).get("params").is_none());
+    }
+
+    #[test]
+    fn legacy_requests_have_no_meta_and_notifications_no_id() {
+        let msg = Request::legacy("notifications/initialized", None)
+            .notification()
+            .to_message(&json!(9));
+        assert_eq!(
+            msg,
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        );
+    }
+
+    #[test]
+    fn unsafe_header_values_are_base64_encoded() {
+        assert_eq!(encode_header_value("plain/name"), "plain/name");
+        assert_eq!(encode_header_value("héllo"), "=?base64?aMOpbGxv?=");
+        assert_eq!(encode_header_value(" x"), "=?base64?IHg=?=");
+        assert_eq!(base64(b"ab"), "YWI=");
+    }
+}

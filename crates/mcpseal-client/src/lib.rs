@@ -1,0 +1,54 @@
+//! Speaks MCP on the wire and writes down what was said.
+//!
+//! This crate is mcpseal's only contact with servers. It spawns stdio servers (never through a
+//! shell), speaks Streamable HTTP (JSON and SSE answers, legacy sessions), and knows the one
+//! thing that differs between protocol eras: how a request is dressed (the 2026-07-28 `_meta`
+//! envelope and routing headers, or the 2025-11-25 `initialize` handshake).
+//!
+//! Every round trip comes back as an [`Exchange`], never as an `Err`: a JSON-RPC error is an
+//! answer, and a transport failure (timeout, crash, oversized or invalid output) is recorded in
+//! [`Exchange::transport_error`] as *no evidence*. Callers judge; this crate only reports.
+//!
+//! What it refuses to do: it knows nothing of fingerprints, locks or conformance rules (those
+//! live in `mcpseal-surface` and `mcpseal-probe`); it never runs `sh -c`; it never reads more
+//! than [`Limits`] allow; and credential header values never leave it unredacted.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), mcpseal_client::ConnectError> {
+//! use mcpseal_client::{Connection, Options, Request, Target};
+//! let target = Target::stdio(["node", "server.js"]);
+//! let conn = Connection::open(&target, Options::default()).await?;
+//! let exchange = conn.send(Request::modern("tools/list", None)).await;
+//! if let Some(result) = exchange.result() {
+//!     println!("{result}");
+//! }
+//! # Ok(()) }
+//! ```
+
+mod capture;
+mod connection;
+mod era;
+mod exchange;
+mod http;
+mod redact;
+mod sse;
+mod stdio;
+mod target;
+mod tokenize;
+
+pub use capture::{
+    Capture, CaptureOptions, CapturedList, CapturedLists, LISTS, ListFailure, ListFailureKind,
+    RawCapture, SanityCheck, capture_surface, mcpseal_client_info, sanity_check,
+};
+pub use connection::{ConnectError, Connection, Diagnostics, format_duration};
+pub use era::{
+    CLIENT_NAME, Envelope, Era, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_PROTOCOL_VERSION,
+    HEADER_SESSION_ID, HeaderEdit, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
+    META_PROTOCOL_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID, Request, Wait, client_info,
+    encode_header_value, is_modern_error_code,
+};
+pub use exchange::{Exchange, Header, TransportError, TransportErrorKind, TransportKind};
+pub use http::{MetadataResponse, RawResponse};
+pub use redact::Redactor;
+pub use target::{Limits, Options, Target, parse_header};
+pub use tokenize::{TokenizeError, tokenize};

@@ -1,0 +1,174 @@
+//! What to connect to, and how.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::tokenize::{TokenizeError, tokenize};
+
+/// A server to speak to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A Streamable HTTP endpoint.
+    Http {
+        /// The endpoint URL (`http://` or `https://`).
+        url: String,
+    },
+    /// A child process speaking newline-delimited JSON-RPC on stdio.
+    Stdio {
+        /// The program (looked up on `PATH` when it has no separator).
+        program: String,
+        /// Its arguments, passed untouched.
+        args: Vec<String>,
+    },
+}
+
+impl Target {
+    /// A stdio target from an argv.
+    pub fn stdio<I, S>(argv: I) -> Target
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut it = argv.into_iter().map(Into::into);
+        let program = it.next().unwrap_or_default();
+        Target::Stdio {
+            program,
+            args: it.collect(),
+        }
+    }
+
+    /// A stdio target from one command string, split by [`tokenize`] (never a shell).
+    pub fn stdio_command(command: &str) -> Result<Target, TokenizeError> {
+        Ok(Target::stdio(tokenize(command)?))
+    }
+
+    /// An HTTP target.
+    pub fn http(url: impl Into<String>) -> Target {
+        Target::Http { url: url.into() }
+    }
+
+    /// How the target is shown in reports: the URL, or the command line with arguments that
+    /// contain spaces quoted.
+    pub fn display(&self) -> String {
+        match self {
+            Target::Http { url } => url.clone(),
+            Target::Stdio { program, args } => std::iter::once(program)
+                .chain(args)
+                .map(|a| {
+                    if a.is_empty() || a.contains(char::is_whitespace) || a.contains('"') {
+                        format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\""))
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+}
+
+/// Byte limits on everything read from a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest single message (a stdio line, an HTTP JSON body, one SSE event). Default 16 MiB.
+    pub max_message_bytes: usize,
+    /// Largest total of bytes read from one HTTP response stream before giving up. Default
+    /// 4 × `max_message_bytes`.
+    pub max_stream_bytes: usize,
+    /// Stderr lines kept as diagnostics (the newest are kept). Default 200.
+    pub max_stderr_lines: usize,
+    /// Largest raw GET preview. Default 2 KiB.
+    pub raw_preview_bytes: usize,
+    /// Longest raw GET preview wait. Default 1 s.
+    pub raw_preview_time: Duration,
+    /// Largest metadata document. Default 256 KiB.
+    pub max_metadata_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_message_bytes: 16 * 1024 * 1024,
+            max_stream_bytes: 64 * 1024 * 1024,
+            max_stderr_lines: 200,
+            raw_preview_bytes: 2048,
+            raw_preview_time: Duration::from_secs(1),
+            max_metadata_bytes: 256 * 1024,
+        }
+    }
+}
+
+/// Connection options shared by both transports.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Per-request timeout. Default 10 s.
+    pub timeout: Duration,
+    /// User headers sent on every MCP POST and raw GET (never on metadata fetches).
+    pub headers: Vec<(String, String)>,
+    /// Extra header names whose values are secret (`--secret-header`).
+    pub secret_headers: Vec<String>,
+    /// Extra environment variables for a stdio child.
+    pub env: Vec<(String, String)>,
+    /// Working directory for a stdio child.
+    pub cwd: Option<PathBuf>,
+    /// Byte limits.
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            timeout: Duration::from_secs(10),
+            headers: Vec::new(),
+            secret_headers: Vec::new(),
+            env: Vec::new(),
+            cwd: None,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Parses `Name: value` into a header pair. The name must be a non-empty HTTP token.
+pub fn parse_header(raw: &str) -> Result<(String, String), String> {
+    let Some((name, value)) = raw.split_once(':') else {
+        return Err(format!(
+            "header `{raw}` has no `:`; write it as `Name: value`"
+        ));
+    };
+    let name = name.trim();
+    let valid = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+    if !valid {
+        return Err(format!(
+            "header name `{name}` is not a valid HTTP header name"
+        ));
+    }
+    Ok((name.to_owned(), value.trim().to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_parse() {
+        assert_eq!(
+            parse_header("Authorization: Bearer a:b").expect("ok"),
+            ("Authorization".into(), "Bearer a:b".into())
+        );
+        assert!(parse_header("no colon").is_err());
+        assert!(parse_header("bad name: x").is_err());
+    }
+
+    #[test]
+    fn display_quotes_words_with_spaces() {
+        let t = Target::stdio(["node", "/my dir/s.js", "-x"]);
+        assert_eq!(t.display(), r#"node "/my dir/s.js" -x"#);
+        assert_eq!(
+            crate::tokenize(&t.display()).expect("ok"),
+            ["node", "/my dir/s.js", "-x"]
+        );
+    }
+}
