@@ -10,7 +10,10 @@ use serde_json::Value;
 
 fn capture_of(anchor_raw: &Value) -> (RawCapture, Vec<u8>) {
     let bytes = serde_json::to_vec(&common::anchor_to_capture(anchor_raw)).expect("serialise");
-    (RawCapture::from_slice(&bytes).expect("capture parses"), bytes)
+    (
+        RawCapture::from_slice(&bytes).expect("capture parses"),
+        bytes,
+    )
 }
 
 fn check_python(args: &[&str], stdin: &[u8], canonical: &str, sha: &str, id: &str) {
@@ -18,10 +21,18 @@ fn check_python(args: &[&str], stdin: &[u8], canonical: &str, sha: &str, id: &st
     with_canon.push("--canonical");
     let (code, out) = common::python(&with_canon, stdin);
     assert_eq!(code, 0, "{id}: python exit code");
-    assert_eq!(String::from_utf8(out).expect("utf-8"), canonical, "{id}: python bytes");
+    assert_eq!(
+        String::from_utf8(out).expect("utf-8"),
+        canonical,
+        "{id}: python bytes"
+    );
     let (code, out) = common::python(args, stdin);
     assert_eq!(code, 0, "{id}: python exit code");
-    assert_eq!(String::from_utf8(out).expect("utf-8").trim_end(), sha, "{id}: python sha");
+    assert_eq!(
+        String::from_utf8(out).expect("utf-8").trim_end(),
+        sha,
+        "{id}: python sha"
+    );
 }
 
 #[test]
@@ -47,7 +58,11 @@ fn derived_edge_vectors() {
         let input = v["input"].as_str().expect("input is JSON text");
         let want = v["expectedCanonical"].as_str().expect("canonical");
         let sha = v["expectedSha256"].as_str().expect("sha");
-        assert_eq!(sha256_hex(want.as_bytes()), sha, "{id}: vector self-consistent");
+        assert_eq!(
+            sha256_hex(want.as_bytes()),
+            sha,
+            "{id}: vector self-consistent"
+        );
         match v["inputKind"].as_str() {
             Some("value") => {
                 let value: Value = serde_json::from_str(input).expect("value");

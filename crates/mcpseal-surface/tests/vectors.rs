@@ -1,0 +1,126 @@
+//! Every mcpseal/1 vector (tests/data/mcpseal-1-vectors.json) reproduces its bytes, hash and
+//! per-item hashes; Rust and tools/fingerprint.py agree on every vector in both forms.
+
+mod common;
+
+use mcpseal_surface::{Form, ListKind, NotServedKind, Surface, jcs};
+
+#[test]
+fn mcpseal_1_vectors() {
+    let file = common::read_json("mcpseal-1-vectors.json");
+    let vectors = file["vectors"].as_array().expect("vectors");
+    assert!(vectors.len() >= 12, "at least 12 vectors");
+    for v in vectors {
+        let id = v["id"].as_str().expect("id");
+        let raw = v["rawCapture"].as_str().expect("rawCapture is JSON text");
+        let want = v["expectedCanonical"].as_str().expect("canonical");
+        let sha = v["expectedSha256"].as_str().expect("sha");
+        let surface = Surface::from_slice(raw.as_bytes()).expect(id);
+
+        let bytes = surface.canonical_bytes(Form::McpSeal1);
+        assert_eq!(
+            String::from_utf8(bytes.clone()).expect("utf-8"),
+            want,
+            "{id}"
+        );
+        let fp = surface.fingerprint(Form::McpSeal1);
+        assert_eq!(fp.sha256, sha, "{id}");
+        assert_eq!(
+            serde_json::to_value(&fp.items).expect("items"),
+            v["expectedItems"],
+            "{id}: per-item hashes"
+        );
+        // canonical_value is the same document.
+        assert_eq!(jcs(&surface.canonical_value(Form::McpSeal1)), bytes, "{id}");
+        assert_eq!(
+            jcs(&surface.canonical_value(Form::McpSurface1)),
+            surface.canonical_bytes(Form::McpSurface1),
+            "{id}"
+        );
+
+        // Python second implementation, both forms.
+        for form in [Form::McpSeal1, Form::McpSurface1] {
+            let (code, out) =
+                common::python(&["--form", form.as_str(), "--canonical"], raw.as_bytes());
+            assert_eq!(code, 0, "{id} {form}: python exit code");
+            assert_eq!(
+                out,
+                surface.canonical_bytes(form),
+                "{id} {form}: python canonical bytes"
+            );
+            let (code, out) = common::python(&["--form", form.as_str()], raw.as_bytes());
+            assert_eq!(code, 0, "{id} {form}: python exit code");
+            assert_eq!(
+                String::from_utf8(out).expect("utf-8").trim_end(),
+                surface.fingerprint(form).sha256,
+                "{id} {form}: python sha256"
+            );
+        }
+        let (code, out) = common::python(&["--items"], raw.as_bytes());
+        assert_eq!(code, 0, "{id}: python --items");
+        let py: serde_json::Value = serde_json::from_slice(&out).expect("python items JSON");
+        assert_eq!(
+            py["items"], v["expectedItems"],
+            "{id}: python per-item hashes"
+        );
+    }
+}
+
+#[test]
+fn era_is_in_the_hash() {
+    let file = common::read_json("mcpseal-1-vectors.json");
+    let sha = |id: &str| {
+        file["vectors"]
+            .as_array()
+            .expect("vectors")
+            .iter()
+            .find(|v| v["id"] == id)
+            .map(|v| v["expectedSha256"].clone())
+            .expect("vector present")
+    };
+    assert_ne!(sha("minimal-2025"), sha("era-in-hash"));
+}
+
+#[test]
+fn reasons_for_null_lists() {
+    let file = common::read_json("mcpseal-1-vectors.json");
+    let raw = |id: &str| {
+        file["vectors"]
+            .as_array()
+            .expect("vectors")
+            .iter()
+            .find(|v| v["id"] == id)
+            .and_then(|v| v["rawCapture"].as_str())
+            .expect("vector present")
+            .to_owned()
+    };
+    let s = Surface::from_slice(raw("null-vs-empty").as_bytes()).expect("surface");
+    let kinds: Vec<_> = s.not_served().iter().map(|(k, r)| (*k, r.kind)).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (ListKind::Resources, NotServedKind::Transport),
+            (ListKind::ResourceTemplates, NotServedKind::Malformed),
+            (ListKind::Prompts, NotServedKind::Malformed),
+        ]
+    );
+    assert!(!s.has_untrustworthy_gap());
+    assert_eq!(s.count(ListKind::Tools), Some(0));
+    assert_eq!(s.count(ListKind::Resources), None);
+
+    let s = Surface::from_slice(raw("untrustworthy-gaps").as_bytes()).expect("surface");
+    assert!(s.has_untrustworthy_gap());
+    let kinds: Vec<_> = s.not_served().iter().map(|(_, r)| r.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![NotServedKind::CursorLoop, NotServedKind::PageCap]
+    );
+
+    let s = Surface::from_slice(raw("serverinfo-meta-wins-2026").as_bytes()).expect("surface");
+    assert_eq!(s.server_name(), Some("meta"));
+    assert!(
+        s.not_served()
+            .iter()
+            .all(|(_, r)| r.kind == NotServedKind::NotCaptured)
+    );
+}
