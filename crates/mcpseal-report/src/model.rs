@@ -1,0 +1,223 @@
+//! The report model. Its JSON form is a public contract (`schemaVersion: 1`): camelCase keys,
+//! additive changes only.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A client of the target revision will not work against this server.
+    Error,
+    /// Deprecated, a SHOULD, or a degradation. Never blocks readiness.
+    Warning,
+}
+
+impl Severity {
+    /// `error` / `warning`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// Who has to fix a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Remediation {
+    /// Upgrading the MCP SDK makes it disappear.
+    Sdk,
+    /// The server's author must change their code or configuration.
+    Application,
+}
+
+impl Remediation {
+    /// `sdk` / `application`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Remediation::Sdk => "sdk",
+            Remediation::Application => "application",
+        }
+    }
+}
+
+/// One violation, with the evidence that proves it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// The permanent id of the rule that found it (e.g. `SEAL001`).
+    pub rule_id: String,
+    /// Severity of this finding (a rule may lower its default for a milder variant).
+    pub severity: Severity,
+    /// Who has to fix it.
+    pub remediation: Remediation,
+    /// What is wrong, in one line.
+    pub title: String,
+    /// What the probe saw, quoting real values.
+    pub observed: String,
+    /// What the specification requires, in its own terms.
+    pub expected: String,
+    /// The concrete change that fixes it.
+    pub fix: String,
+    /// A link to the specification text behind the rule.
+    pub spec_ref: String,
+    /// The exchanges behind the verdict (serialised `mcpseal_client::Exchange`s or raw HTTP
+    /// previews), credentials redacted.
+    pub evidence: Vec<Value>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    /// Every probe was answered: the findings are the whole truth.
+    Measured,
+    /// No probe was answered: no rule ran, zero findings.
+    Unreachable,
+    /// Some probes went unanswered: findings are shown, the run is never ready.
+    Incomplete,
+}
+
+/// Why a run is incomplete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Incomplete {
+    /// Probes sent.
+    pub probes: usize,
+    /// Probes that got no answer.
+    pub failed: usize,
+    /// The first transport error.
+    pub reason: String,
+}
+
+/// Counts over the findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    /// Rules run.
+    pub checks: usize,
+    /// Error findings.
+    pub errors: usize,
+    /// Warning findings.
+    pub warnings: usize,
+    /// Rules that crashed.
+    pub crashed: usize,
+    /// Error findings an SDK upgrade fixes.
+    pub sdk_errors: usize,
+    /// Error findings the author must fix.
+    pub application_errors: usize,
+}
+
+impl Summary {
+    /// Counts `findings` for `checks` rules run and `crashed` crashed rules.
+    pub fn of(findings: &[Finding], checks: usize, crashed: usize) -> Summary {
+        let errors = || findings.iter().filter(|f| f.severity == Severity::Error);
+        Summary {
+            checks,
+            errors: errors().count(),
+            warnings: findings
+                .iter()
+                .filter(|f| f.severity == Severity::Warning)
+                .count(),
+            crashed,
+            sdk_errors: errors()
+                .filter(|f| f.remediation == Remediation::Sdk)
+                .count(),
+            application_errors: errors()
+                .filter(|f| f.remediation == Remediation::Application)
+                .count(),
+        }
+    }
+}
+
+/// A rule that panicked or errored; the run went on without it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CrashedRule {
+    /// The rule.
+    pub rule_id: String,
+    /// What went wrong.
+    pub error: String,
+}
+
+/// The static description of a rule (for `--list-rules`, SARIF drivers, docs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleInfo {
+    /// Permanent id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Default severity.
+    pub severity: Severity,
+    /// Who fixes it.
+    pub remediation: Remediation,
+    /// Spec link.
+    pub spec_ref: String,
+    /// Transports it applies to (`stdio`, `http`).
+    pub transports: Vec<String>,
+    /// The mcp-stateless rule it corresponds to, if any (`MCP0NN`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor_id: Option<String>,
+    /// Why the spec changed (from the rule's doc comment).
+    pub rationale: String,
+}
+
+/// The tool that made a report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// `mcpseal`.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+}
+
+/// A conformance probe run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeReport {
+    /// Always 1 for this shape.
+    pub schema_version: u32,
+    /// The tool.
+    pub tool: ToolInfo,
+    /// The URL or command line probed.
+    pub target: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// The revision judged against (`2026-07-28`).
+    pub target_revision: String,
+    /// RFC 3339 start time.
+    pub started_at: String,
+    /// Run time.
+    pub duration_ms: u64,
+    /// How the run ended.
+    pub state: RunState,
+    /// Measured, and no error finding.
+    pub ready: bool,
+    /// Set when unreachable: the first transport error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreachable: Option<String>,
+    /// Set when incomplete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<Incomplete>,
+    /// Counts.
+    pub summary: Summary,
+    /// Findings, sorted by rule id then title.
+    pub findings: Vec<Finding>,
+    /// Rules that crashed.
+    pub crashed_rules: Vec<CrashedRule>,
+    /// What the server said outside the protocol (stderr, non-JSON output, exit status).
+    pub diagnostics: Vec<String>,
+    /// Every registered rule (so SARIF can list them all).
+    pub rules: Vec<RuleInfo>,
+}
+
+impl ProbeReport {
+    /// `ready` as the invariants define it: measured and no error finding.
+    pub fn compute_ready(state: RunState, summary: &Summary) -> bool {
+        state == RunState::Measured && summary.errors == 0
+    }
+}
