@@ -55,10 +55,27 @@ def _float(text):
     return f
 
 
+def _pairs(pairs):
+    # Duplicate keys: the last one wins, as in JavaScript; the value it overwrites must still
+    # be free of lone surrogates (the Rust implementation parses it too).
+    d = {}
+    for k, v in pairs:
+        if k in d:
+            check_surrogates(d[k], "an overwritten duplicate key")
+        d[k] = v
+    return d
+
+
 def loads(data):
     if isinstance(data, bytes):
         data = data.decode("utf-8")  # invalid UTF-8 raises UnicodeDecodeError
-    return json.loads(data, parse_constant=_reject_constant, parse_int=_big_int, parse_float=_float)
+    return json.loads(
+        data,
+        parse_constant=_reject_constant,
+        parse_int=_big_int,
+        parse_float=_float,
+        object_pairs_hook=_pairs,
+    )
 
 
 def check_surrogates(value, where):

@@ -9,7 +9,7 @@
 //!   `resultType`, `_meta`), `serverInfo.version`, 2026 `protocolVersion`.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
@@ -685,7 +685,7 @@ fn build_list(
     let where_ = |page: usize| format!("{kind} page {}", page + 1);
 
     // Pass 1: structure. Every page must be an object with an array under the list key.
-    let mut pages: Vec<HashMap<String, &RawValue>> = Vec::with_capacity(capture.pages.len());
+    let mut pages: Vec<Entries<'_>> = Vec::with_capacity(capture.pages.len());
     for (p, raw) in capture.pages.iter().enumerate() {
         let text = raw.get();
         if !text.trim_start().starts_with('{') {
@@ -694,10 +694,9 @@ fn build_list(
                 format!("page {}: result is not an object", p + 1),
             ));
         }
-        let map: HashMap<String, &RawValue> =
-            serde_json::from_str(text).map_err(|e| json_error(where_(p), e))?;
+        let map: Entries<'_> = serde_json::from_str(text).map_err(|e| json_error(where_(p), e))?;
         let is_array = map
-            .get(key)
+            .last(key)
             .is_some_and(|v| v.get().trim_start().starts_with('['));
         if !is_array {
             return Ok(not_served(
@@ -713,14 +712,15 @@ fn build_list(
     let id_key = kind.identity_key();
     let mut items: Vec<Item> = Vec::new();
     for (p, map) in pages.iter().enumerate() {
-        for (k, v) in map {
-            if k != key {
+        let list_at = map.0.iter().rposition(|(k, _)| k == key);
+        for (i, (_, v)) in map.0.iter().enumerate() {
+            if Some(i) != list_at {
                 // A full parse validates string escapes (RawValue does not). Dropped fields
                 // are small, so the cost is negligible.
                 serde_json::from_str::<Value>(v.get()).map_err(|e| json_error(where_(p), e))?;
             }
         }
-        let Some(array) = map.get(key) else { continue };
+        let Some(array) = map.last(key) else { continue };
         let raw_items: Vec<&RawValue> =
             serde_json::from_str(array.get()).map_err(|e| json_error(where_(p), e))?;
         for raw_item in raw_items {
@@ -764,6 +764,39 @@ fn build_list(
         });
     }
     Ok(ListState::Served(items))
+}
+
+/// The members of a page object in document order, duplicates included: the last
+/// occurrence of a key wins (as in JavaScript), but every value is still validated.
+struct Entries<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'a> Entries<'a> {
+    fn last(&self, key: &str) -> Option<&'a RawValue> {
+        self.0.iter().rev().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Entries<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Entries<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, &'de RawValue>()? {
+                    out.push((k, v));
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
 }
 
 fn missing(list: ListKind, index: usize, found: &'static str) -> SurfaceError {

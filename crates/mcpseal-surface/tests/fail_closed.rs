@@ -1,0 +1,239 @@
+//! Both directions of every fail-closed rule: the ambiguous surface is refused with a typed
+//! error, and the nearest unambiguous one is accepted. The Python implementation refuses the
+//! same captures (exit 1).
+
+mod common;
+
+use mcpseal_surface::{Form, ListKind, RawCapture, Surface, SurfaceError};
+
+const LISTS: [(ListKind, &str, &str); 4] = [
+    (ListKind::Tools, "tools", "name"),
+    (ListKind::Resources, "resources", "uri"),
+    (
+        ListKind::ResourceTemplates,
+        "resourceTemplates",
+        "uriTemplate",
+    ),
+    (ListKind::Prompts, "prompts", "name"),
+];
+
+/// A 2025 capture whose `key` list holds `items` (JSON text), split over two pages when
+/// `split` is set; the other lists are served empty.
+fn capture(key: &str, items: &[&str], split: bool) -> String {
+    let mut lists = Vec::new();
+    for (_, k, _) in LISTS {
+        let pages = if k == key && split && items.len() > 1 {
+            format!(
+                r#"[{{"{k}":[{}],"nextCursor":"c"}},{{"{k}":[{}]}}]"#,
+                items[..1].join(","),
+                items[1..].join(",")
+            )
+        } else if k == key {
+            format!(r#"[{{"{k}":[{}]}}]"#, items.join(","))
+        } else {
+            format!(r#"[{{"{k}":[]}}]"#)
+        };
+        lists.push(format!(r#""{k}":{{"pages":{pages}}}"#));
+    }
+    format!(
+        r#"{{"era":"2025-11-25","server":{{"protocolVersion":"2025-11-25","capabilities":{{}},"serverInfo":{{"name":"s","version":"1"}}}},"lists":{{{}}}}}"#,
+        lists.join(",")
+    )
+}
+
+fn item(id_key: &str, id: &str) -> String {
+    if id_key == "name" {
+        format!(r#"{{"name":"{id}","inputSchema":{{"type":"object"}}}}"#)
+    } else {
+        format!(r#"{{"{id_key}":"{id}","name":"n"}}"#)
+    }
+}
+
+fn python_code(text: &str) -> i32 {
+    common::python(&[], text.as_bytes()).0
+}
+
+#[test]
+fn duplicates_refused_in_each_list_and_distinct_accepted() {
+    for (kind, key, id_key) in LISTS {
+        for split in [false, true] {
+            let dup = capture(key, &[&item(id_key, "x"), &item(id_key, "x")], split);
+            match Surface::from_slice(dup.as_bytes()) {
+                Err(SurfaceError::DuplicateIdentity { list, identity, .. }) => {
+                    assert_eq!((list, identity.as_str()), (kind, "x"));
+                }
+                other => panic!("{key}: expected duplicate error, got {other:?}"),
+            }
+            assert_eq!(python_code(&dup), 1, "{key}: python refuses duplicates");
+
+            let distinct = capture(key, &[&item(id_key, "x"), &item(id_key, "X")], split);
+            let s = Surface::from_slice(distinct.as_bytes()).expect("distinct accepted");
+            assert_eq!(s.count(kind), Some(2));
+            assert_eq!(python_code(&distinct), 0, "{key}: python accepts");
+        }
+    }
+    // Duplicates by code unit only: "é" precomposed vs decomposed are different identities.
+    let nfc = capture(
+        "tools",
+        &[&item("name", "\u{e9}"), &item("name", "e\u{301}")],
+        false,
+    );
+    assert!(Surface::from_slice(nfc.as_bytes()).is_ok());
+}
+
+#[test]
+fn missing_or_non_string_identity_refused() {
+    for (kind, key, id_key) in LISTS {
+        let bad_items = [
+            r#"{"description":"no identity"}"#.to_owned(),
+            format!(r#"{{"{id_key}":5}}"#),
+            format!(r#"{{"{id_key}":null}}"#),
+            format!(r#"{{"{id_key}":["a"]}}"#),
+            r#""just a string""#.to_owned(),
+        ];
+        for bad in &bad_items {
+            let text = capture(key, &[&item(id_key, "ok"), bad], false);
+            match Surface::from_slice(text.as_bytes()) {
+                Err(SurfaceError::MissingIdentity { list, index, .. }) => {
+                    assert_eq!((list, index), (kind, 1), "{key} {bad}");
+                }
+                other => panic!("{key} {bad}: expected missing identity, got {other:?}"),
+            }
+            assert_eq!(python_code(&text), 1, "{key} {bad}: python refuses");
+        }
+        let good = capture(key, &[&item(id_key, "ok"), &item(id_key, "")], false);
+        assert!(
+            Surface::from_slice(good.as_bytes()).is_ok(),
+            "empty string is an identity"
+        );
+    }
+}
+
+#[test]
+fn lone_surrogates_refused_anywhere_and_pairs_accepted() {
+    let lone = [
+        r"\ud800",
+        r"\udbff",
+        r"\udc00",
+        r"\udfff",
+        r"\ud800x",
+        r"\ud800\u0041",
+    ];
+    for s in lone {
+        let places = [
+            capture("tools", &[&item("name", s)], false),
+            capture(
+                "tools",
+                &[&format!(r#"{{"name":"t","description":"{s}"}}"#)],
+                false,
+            ),
+            capture("tools", &[&format!(r#"{{"name":"t","{s}":1}}"#)], false),
+            capture("prompts", &[&item("name", "a"), &item("name", s)], true),
+            capture("tools", &[], false).replace(
+                r#""tools":[]"#,
+                &format!(r#""tools":[],"nextCursor":"{s}""#),
+            ),
+            capture("tools", &[], false)
+                .replace(r#""name":"s""#, &format!(r#""name":"s","title":"{s}""#)),
+        ];
+        for text in places {
+            match Surface::from_slice(text.as_bytes()) {
+                Err(SurfaceError::LoneSurrogate { .. }) => {}
+                other => panic!("{s} in {text}: expected lone surrogate error, got {other:?}"),
+            }
+            assert_eq!(python_code(&text), 1, "python refuses {s} in {text}");
+        }
+    }
+    // In a duplicated key whose value is overwritten (last one wins, as in JavaScript), at
+    // item level and at page level.
+    for text in [
+        capture(
+            "tools",
+            &[&format!(r#"{{"name":"{}","name":"t"}}"#, r"\ud800")],
+            false,
+        ),
+        capture("tools", &[], false).replace(
+            r#""tools":[]"#,
+            &format!(r#""tools":[{{"name":"{}"}}],"tools":[]"#, r"\ud800"),
+        ),
+    ] {
+        assert!(
+            matches!(
+                Surface::from_slice(text.as_bytes()),
+                Err(SurfaceError::LoneSurrogate { .. })
+            ),
+            "{text}"
+        );
+        assert_eq!(python_code(&text), 1, "python refuses {text}");
+    }
+    // In a field of the capture document itself (serde parses it directly).
+    let text = capture("tools", &[], false).replace(
+        r#""era":"2025-11-25""#,
+        r#""era":"2025-11-25","serverFailure":"\ud800""#,
+    );
+    assert!(matches!(
+        RawCapture::from_slice(text.as_bytes()),
+        Err(SurfaceError::LoneSurrogate { .. })
+    ));
+    // A proper pair, upper or lower case hex, is fine and is written as raw UTF-8.
+    for pair in [r"\ud83d\ude00", r"\uD83D\uDE00"] {
+        let text = capture("tools", &[&item("name", pair)], false);
+        let s = Surface::from_slice(text.as_bytes()).expect("pair accepted");
+        let bytes = s.canonical_bytes(Form::McpSeal1);
+        assert!(
+            String::from_utf8(bytes)
+                .expect("utf-8")
+                .contains("\u{1f600}")
+        );
+        assert_eq!(python_code(&text), 0);
+    }
+    // A surrogate encoded directly as UTF-8 bytes (ED A0 80) is not UTF-8 at all.
+    let mut bytes = capture("tools", &[&item("name", "X")], false).into_bytes();
+    let at = bytes
+        .windows(3)
+        .position(|w| w == br#""X""#)
+        .expect("marker")
+        + 1;
+    bytes.splice(at..=at, [0xED, 0xA0, 0x80]);
+    assert!(matches!(
+        Surface::from_slice(&bytes),
+        Err(SurfaceError::Capture { .. })
+    ));
+}
+
+#[test]
+fn failed_lists_pages_are_not_inspected() {
+    // A list with a failure is null whatever its pages hold (documented in SPEC.md).
+    let text = capture("tools", &[&item("name", "x"), &item("name", "x")], false).replace(
+        r#""pages":[{"tools":"#,
+        r#""failure":{"kind":"error","message":"m"},"pages":[{"tools":"#,
+    );
+    let s = Surface::from_slice(text.as_bytes()).expect("accepted");
+    assert_eq!(s.count(ListKind::Tools), None);
+}
+
+#[test]
+fn garbage_is_an_error_not_a_panic() {
+    for text in [
+        "",
+        "null",
+        "[]",
+        "{}",
+        r#"{"era":"2024-11-05"}"#,
+        r#"{"era":"2025-11-25","lists":{"tools":{"pages":{}}}}"#,
+        r#"{"era":"2025-11-25","lists":{"tools":{"failure":{"kind":"nope"}}}}"#,
+        r#"{"era":"2025-11-25","server":1e400}"#,
+        "\u{feff}{}",
+    ] {
+        assert!(Surface::from_slice(text.as_bytes()).is_err(), "{text}");
+    }
+    // Minimal valid capture: every list not captured, server absent.
+    let s = Surface::from_slice(br#"{"era":"2026-07-28"}"#).expect("minimal");
+    assert_eq!(s.not_served().len(), 4);
+    // Numbers out of double range inside an item fail as unrepresentable, not as a panic.
+    let text = capture("tools", &[r#"{"name":"t","x":1e400}"#], false);
+    assert!(matches!(
+        Surface::from_slice(text.as_bytes()),
+        Err(SurfaceError::InvalidJson { .. })
+    ));
+}
