@@ -183,8 +183,11 @@ async fn post(h: Shared, headers: HeaderMap, body: Bytes) -> Response {
         }
         Outcome::InvalidUtf8 => raw_json(Body::from(jsonrpc::invalid_utf8_bytes())),
         Outcome::HalfMessage(body) => {
+            // Headers and half the body go out; then the body fails (hyper aborts the
+            // chunked stream) and the process exits, like a server dying mid-write.
             exit_soon(1, "half-message: exiting with code 1");
             let half = stream::iter([Ok(Bytes::from(half_of(&body)))]).chain(stream::once(async {
+                tokio::time::sleep(Duration::from_millis(50)).await;
                 Err(std::io::Error::other("half message"))
             }));
             raw_json(Body::from_stream(half))
