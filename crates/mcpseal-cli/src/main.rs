@@ -1,1 +1,47 @@
-fn main() {}
+//! The `mcpseal` binary: parse, resolve, one library call, render, exit code.
+//!
+//! Nothing a library user would need lives here; workflows are in the `mcpseal` crate.
+
+mod args;
+mod commands;
+mod error;
+mod output;
+mod settings;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+use crate::error::Outcome;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            output::note(&format!("error: could not start the async runtime: {e}"));
+            return ExitCode::from(2);
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Rpc(args) => commands::rpc::run(args).await,
+            Command::Snapshot(args) => commands::snapshot::run(args).await,
+        }
+    });
+    // Children of stdio targets are killed when their connection drops; do not wait on
+    // background tasks that may still hold a hung server's pipes.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    match result {
+        Ok(outcome) => ExitCode::from(outcome.code()),
+        Err(e) => {
+            output::note(&e.to_string());
+            ExitCode::from(Outcome::NoVerdict.code())
+        }
+    }
+}

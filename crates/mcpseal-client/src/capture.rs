@@ -402,7 +402,8 @@ async fn capture_compat(
     }
     Capture {
         raw: RawCapture {
-            era: "2025-06-18".to_owned(),
+            // mcp-surface speaks 2025-06-18, a legacy-era revision; the form does not hash the era.
+            era: Era::Legacy.revision().to_owned(),
             server,
             server_failure,
             lists,

@@ -1,1 +1,26 @@
-//! placeholder
+//! mcpseal: make an MCP server's surface a promise that can be checked.
+//!
+//! This crate is the library a user of mcpseal imports. It holds the *workflows* — the things
+//! that join several crates and touch files: capture a surface and fingerprint it
+//! ([`snapshot`]), send one request ([`rpc`]), and, as they land, lock, check, verify, diff and
+//! probe. The pieces live below it: `mcpseal-client` speaks the wire, `mcpseal-surface` is the
+//! pure canonical form, `mcpseal-report` renders findings.
+//!
+//! Nothing here prints: every workflow returns data (or a typed error saying what was wrong and
+//! what to do), and the `mcpseal` binary decides how to render it and which exit code it means.
+
+mod connect;
+mod rpc;
+mod snapshot;
+
+pub use connect::{OpenError, open};
+pub use rpc::{RpcCall, RpcOutcome, rpc};
+pub use snapshot::{
+    Snapshot, SnapshotError, SnapshotOptions, TrustedCapture, capture_trusted, list_method,
+    snapshot,
+};
+
+/// Re-exports of the crates the workflows are built on.
+pub use mcpseal_client as client;
+pub use mcpseal_report as report;
+pub use mcpseal_surface as surface;

@@ -1,0 +1,167 @@
+//! Command-line arguments. Doc comments are the `--help` text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Make an MCP server's surface a promise that can be checked.
+///
+/// Exit codes: 0 ok · 1 the check found something (findings, drift, a refusal by a rule) ·
+/// 2 usage error, unreachable server, unreadable input, or a run that could not finish.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcpseal",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Send one JSON-RPC request and print the whole exchange as JSON.
+    Rpc(RpcArgs),
+    /// Capture a server's surface and print its fingerprint.
+    Snapshot(SnapshotArgs),
+}
+
+/// The server to speak to: a URL, or a command after `--`.
+#[derive(Debug, Args, Clone)]
+pub struct TargetArgs {
+    /// Streamable HTTP endpoint (`http://…` or `https://…`).
+    #[arg(value_name = "URL")]
+    pub url: Option<String>,
+    /// Server command line after `--`, passed to the server untouched (no shell).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// Options of every command that speaks to a server.
+#[derive(Debug, Args, Clone)]
+pub struct ConnectArgs {
+    /// HTTP header sent on every request, `Name: value` (repeatable). `${VAR}` in the value is
+    /// read from the environment, so tokens stay out of shell history.
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// HTTP header whose whole value is read from an environment variable, `NAME=VAR`
+    /// (repeatable).
+    #[arg(long = "header-env", value_name = "NAME=VAR")]
+    pub header_env: Vec<String>,
+    /// Another header name whose value is secret and must be redacted everywhere (credential
+    /// headers such as `Authorization`, `Cookie` and names containing `key`, `token` or
+    /// `secret` always are).
+    #[arg(long = "secret-header", value_name = "NAME")]
+    pub secret_headers: Vec<String>,
+    /// Per-request timeout: `10s`, `500ms`, `1m`; a bare number is seconds.
+    #[arg(long, default_value = "10s", value_name = "DURATION")]
+    pub timeout: String,
+    /// Environment variable for a stdio server, `K=V` (repeatable).
+    #[arg(long = "env", short = 'e', value_name = "K=V")]
+    pub env: Vec<String>,
+    /// Working directory for a stdio server.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Largest message accepted from the server, in bytes.
+    #[arg(long, default_value_t = 16 * 1024 * 1024, value_name = "BYTES")]
+    pub max_message_bytes: usize,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and `NO_COLOR` is unset.
+    #[default]
+    Auto,
+    /// Always colour text output.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// `--format` of commands whose result is a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DocFormat {
+    /// For people.
+    Text,
+    /// The public JSON document (`schemaVersion: 1`).
+    Json,
+}
+
+/// Rendering options.
+#[derive(Debug, Args, Clone)]
+pub struct OutputArgs {
+    /// Write the result to this file instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// When to colour text output (`NO_COLOR` is honoured).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `mcpseal rpc`.
+#[derive(Debug, Args)]
+pub struct RpcArgs {
+    /// Params as JSON (the 2026 `_meta` envelope is merged in).
+    #[arg(long, value_name = "JSON")]
+    pub params: Option<String>,
+    /// The protocol era to dress the request for.
+    #[arg(long, default_value = "2026-07-28", value_parser = ["2025-11-25", "2026-07-28"])]
+    pub era: String,
+    /// Run the 2025 `initialize` handshake first.
+    #[arg(long)]
+    pub handshake: bool,
+    /// Output format (the exchange is JSON data, so JSON is the default here).
+    #[arg(long, value_enum, default_value_t = DocFormat::Json)]
+    pub format: DocFormat,
+    /// JSON-RPC method.
+    #[arg(value_name = "METHOD")]
+    pub method: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub connect: ConnectArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub output: OutputArgs,
+}
+
+/// `--form`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormArg {
+    /// mcpseal's own form: both eras, the era hashed (see SPEC.md).
+    #[value(name = "mcpseal/1")]
+    McpSeal1,
+    /// Byte-compatible with mcp-surface's form and capture.
+    #[value(name = "mcp-surface/1")]
+    McpSurface1,
+}
+
+/// `mcpseal snapshot`.
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// Canonical form.
+    #[arg(long, value_enum, default_value_t = FormArg::McpSeal1)]
+    pub form: FormArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
+    /// Most pages read per list before refusing.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub page_cap: usize,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub connect: ConnectArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub output: OutputArgs,
+}

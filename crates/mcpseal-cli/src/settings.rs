@@ -1,0 +1,146 @@
+//! Resolving parsed arguments into typed settings, once.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use mcpseal::client::{Options, Target, parse_header};
+
+use crate::args::{ColorChoice, ConnectArgs, TargetArgs};
+use crate::error::CliError;
+
+/// Parses `10s`, `500ms`, `2m` or a bare number of seconds.
+pub fn parse_duration(raw: &str) -> Result<Duration, CliError> {
+    let s = raw.trim();
+    let bad = || {
+        CliError::usage(format!("`{raw}` is not a duration"))
+            .hint("write it as `10s`, `500ms` or `2m`; a bare number is seconds")
+    };
+    let (number, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    let secs = match unit {
+        "ms" => value / 1000.0,
+        "s" => value,
+        "m" => value * 60.0,
+        _ => return Err(bad()),
+    };
+    if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Expands `${VAR}` references from the environment.
+fn expand_env(value: &str) -> Result<String, CliError> {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(CliError::usage("unterminated `${` in a header value")
+                .hint("write environment references as `${VAR}`"));
+        };
+        let name = &after[..end];
+        let var = std::env::var(name).map_err(|_| {
+            CliError::usage(format!("environment variable `{name}` is not set"))
+                .hint("export it, or pass the header value directly")
+        })?;
+        out.push_str(&var);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The target of a command.
+pub fn target(args: &TargetArgs) -> Result<Target, CliError> {
+    match (&args.url, args.command.is_empty()) {
+        (Some(url), true) => {
+            if url.starts_with("http://") || url.starts_with("https://") {
+                Ok(Target::http(url.clone()))
+            } else {
+                Err(CliError::usage(format!("`{url}` is not an http:// or https:// URL")).hint(
+                    "to run a stdio server, put its command after `--`: `mcpseal snapshot -- node server.js`",
+                ))
+            }
+        }
+        (None, false) => Ok(Target::stdio(args.command.iter().cloned())),
+        (Some(_), false) => Err(CliError::usage(
+            "give either a URL or `-- COMMAND`, not both",
+        )),
+        (None, true) => Err(CliError::usage("no server given")
+            .hint("pass an http(s):// URL, or the server's command after `--`")),
+    }
+}
+
+/// Connection options.
+pub fn options(args: &ConnectArgs) -> Result<Options, CliError> {
+    let mut options = Options {
+        timeout: parse_duration(&args.timeout)?,
+        secret_headers: args.secret_headers.clone(),
+        cwd: args.cwd.clone(),
+        ..Options::default()
+    };
+    options.limits.max_message_bytes = args.max_message_bytes.max(1024);
+    options.limits.max_stream_bytes = options.limits.max_message_bytes.saturating_mul(4);
+    for raw in &args.headers {
+        let (name, value) = parse_header(raw).map_err(CliError::usage)?;
+        let value = expand_env(&value)?;
+        options.headers.push((name, value));
+    }
+    for raw in &args.header_env {
+        let Some((name, var)) = raw.split_once('=') else {
+            return Err(CliError::usage(format!("`--header-env {raw}` has no `=`"))
+                .hint("write it as `--header-env Authorization=MY_TOKEN_VAR`"));
+        };
+        let value = std::env::var(var.trim()).map_err(|_| {
+            CliError::usage(format!("environment variable `{}` is not set", var.trim()))
+        })?;
+        let (name, value) =
+            parse_header(&format!("{}: {value}", name.trim())).map_err(CliError::usage)?;
+        options.headers.push((name, value));
+    }
+    for raw in &args.env {
+        let Some((k, v)) = raw.split_once('=') else {
+            return Err(CliError::usage(format!("`--env {raw}` has no `=`"))
+                .hint("write it as `--env NAME=value`"));
+        };
+        options.env.push((k.to_owned(), v.to_owned()));
+    }
+    Ok(options)
+}
+
+/// Whether to colour text written to stdout.
+pub fn color(choice: ColorChoice, to_file: bool) -> bool {
+    match choice {
+        ColorChoice::Always => !to_file,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            !to_file
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10s").ok(), Some(Duration::from_secs(10)));
+        assert_eq!(
+            parse_duration("500ms").ok(),
+            Some(Duration::from_millis(500))
+        );
+        assert_eq!(parse_duration("3").ok(), Some(Duration::from_secs(3)));
+        assert_eq!(parse_duration("1m").ok(), Some(Duration::from_secs(60)));
+        assert!(parse_duration("ten").is_err());
+        assert!(parse_duration("0").is_err());
+        assert!(parse_duration("5h").is_err());
+    }
+}

@@ -1,0 +1,219 @@
+//! `mcpseal snapshot`: capture a surface, refuse anything untrustworthy, fingerprint it.
+
+use std::collections::BTreeMap;
+
+use mcpseal_client::{
+    Capture, CaptureOptions, Connection, Era, Exchange, capture_surface, sanity_check,
+};
+use mcpseal_surface::{Form, Items, ListKind, Surface, SurfaceError};
+use serde::Serialize;
+use serde_json::Value;
+use thiserror::Error;
+
+/// How to snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SnapshotOptions {
+    /// The canonical form.
+    pub form: Form,
+    /// Most pages per list (the compatibility form always uses mcp-surface's 100).
+    pub page_cap: usize,
+}
+
+impl Default for SnapshotOptions {
+    fn default() -> Self {
+        SnapshotOptions {
+            form: Form::McpSeal1,
+            page_cap: 1000,
+        }
+    }
+}
+
+/// Why no trustworthy surface could be had. Every variant means exit 2.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    /// Nothing was answered.
+    #[error("the server could not be reached: {0}")]
+    Unreachable(String),
+    /// The endpoint answered a method that cannot exist.
+    #[error(
+        "this endpoint answers every method, even `{method}`, which cannot exist; it proves nothing"
+    )]
+    Liar {
+        /// The impossible method.
+        method: String,
+    },
+    /// Neither `server/discover` nor `initialize` worked.
+    #[error("the server did not describe itself: {0}")]
+    NoServer(String),
+    /// A list could not be read whole for a reason that makes the surface meaningless.
+    #[error("`{list}` could not be read whole: {reason}")]
+    Untrustworthy {
+        /// The list method.
+        list: String,
+        /// Why.
+        reason: String,
+    },
+    /// The capture is ambiguous (duplicates, missing identities, lone surrogates).
+    #[error("{0}")]
+    Surface(#[from] SurfaceError),
+}
+
+impl SnapshotError {
+    /// What the user can do about it.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            SnapshotError::Unreachable(_) => {
+                "check that the server starts and speaks MCP on stdout (or that the URL is right); `mcpseal rpc server/discover TARGET` shows the raw exchange"
+            }
+            SnapshotError::Liar { .. } => {
+                "point mcpseal at the real server, not at a proxy or test double that says yes to everything"
+            }
+            SnapshotError::NoServer(_) => {
+                "the server must answer `server/discover` (2026-07-28) or `initialize` (2025-11-25)"
+            }
+            SnapshotError::Untrustworthy { .. } => {
+                "a list whose pages never end or loop cannot be fingerprinted; fix the server's pagination"
+            }
+            SnapshotError::Surface(_) => "fix the server so every item has a unique identity",
+        }
+    }
+}
+
+/// A trusted capture: the surface and the evidence behind it.
+#[derive(Debug, Clone)]
+pub struct TrustedCapture {
+    /// The normalised surface.
+    pub surface: Surface,
+    /// Every exchange, sanity check included.
+    pub exchanges: Vec<Exchange>,
+}
+
+/// The snapshot document. JSON: `{"schemaVersion": 1, "form", "era", "sha256", "items",
+/// "surface", "server", "counts", "notServed"}`; the last three are additions for people and
+/// tools that do not want to walk `surface`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    /// Always 1.
+    pub schema_version: u32,
+    /// `mcpseal/1` or `mcp-surface/1`.
+    pub form: String,
+    /// The revision the surface was captured in.
+    pub era: String,
+    /// The fingerprint.
+    pub sha256: String,
+    /// Per-item hashes; a list that is not served is `null`.
+    pub items: Items,
+    /// The canonical surface object.
+    pub surface: Value,
+    /// The server's name, when it gave one.
+    pub server: Option<String>,
+    /// Items per list; `null` when not served.
+    pub counts: BTreeMap<String, Option<usize>>,
+    /// Why each unserved list is not served.
+    pub not_served: BTreeMap<String, String>,
+}
+
+impl Snapshot {
+    /// Builds the document of a surface in a form.
+    pub fn of(surface: &Surface, form: Form) -> Snapshot {
+        let fp = surface.fingerprint(form);
+        let mut counts = BTreeMap::new();
+        for kind in ListKind::ALL {
+            counts.insert(kind.key().to_owned(), surface.count(kind));
+        }
+        Snapshot {
+            schema_version: 1,
+            form: form.as_str().to_owned(),
+            era: surface.era().as_str().to_owned(),
+            sha256: fp.sha256,
+            items: fp.items,
+            surface: surface.canonical_value(form),
+            server: surface.server_name().map(str::to_owned),
+            counts,
+            not_served: surface
+                .not_served()
+                .into_iter()
+                .map(|(k, n)| (k.key().to_owned(), n.message.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// Captures the surface and refuses anything untrustworthy: an unreachable server, a liar, a
+/// server that did not describe itself, a list whose pagination never ends or loops, or an
+/// ambiguous surface.
+pub async fn capture_trusted(
+    conn: &Connection,
+    options: &SnapshotOptions,
+) -> Result<TrustedCapture, SnapshotError> {
+    let capture_options = match options.form {
+        Form::McpSurface1 => CaptureOptions::mcp_surface(),
+        _ => CaptureOptions {
+            page_cap: options.page_cap,
+            mcp_surface_compat: false,
+        },
+    };
+    let Capture { raw, mut exchanges } = capture_surface(conn, &capture_options).await;
+    if !exchanges.iter().any(Exchange::is_answered) {
+        let reason = exchanges
+            .iter()
+            .find_map(|e| e.transport_error.as_ref().map(|t| t.message.clone()))
+            .unwrap_or_else(|| "no exchange was answered".to_owned());
+        return Err(SnapshotError::Unreachable(reason));
+    }
+    let era = Era::from_revision(&raw.era).unwrap_or(Era::Legacy);
+    let sanity = sanity_check(conn, era).await;
+    let liar = sanity.is_liar();
+    exchanges.push(sanity.exchange);
+    if liar {
+        return Err(SnapshotError::Liar {
+            method: mcpseal_client::SanityCheck::METHOD.to_owned(),
+        });
+    }
+    if raw.server.is_none() {
+        return Err(SnapshotError::NoServer(
+            raw.server_failure
+                .clone()
+                .unwrap_or_else(|| "no result".to_owned()),
+        ));
+    }
+    // The client's capture document is the surface crate's input format; going through bytes
+    // keeps the two honest about that contract.
+    let bytes = serde_json::to_vec(&raw).map_err(|e| {
+        SnapshotError::NoServer(format!("the capture could not be serialised: {e}"))
+    })?;
+    let surface = Surface::from_slice(&bytes)?;
+    if options.form == Form::McpSeal1
+        && let Some((kind, gap)) = surface
+            .not_served()
+            .into_iter()
+            .find(|(_, n)| n.is_untrustworthy())
+    {
+        return Err(SnapshotError::Untrustworthy {
+            list: list_method(kind).to_owned(),
+            reason: gap.message.clone(),
+        });
+    }
+    Ok(TrustedCapture { surface, exchanges })
+}
+
+/// Captures, checks and fingerprints a surface.
+pub async fn snapshot(
+    conn: &Connection,
+    options: &SnapshotOptions,
+) -> Result<Snapshot, SnapshotError> {
+    let trusted = capture_trusted(conn, options).await?;
+    Ok(Snapshot::of(&trusted.surface, options.form))
+}
+
+/// The JSON-RPC method that reads a list.
+pub fn list_method(kind: ListKind) -> &'static str {
+    match kind {
+        ListKind::Tools => "tools/list",
+        ListKind::Resources => "resources/list",
+        ListKind::ResourceTemplates => "resources/templates/list",
+        ListKind::Prompts => "prompts/list",
+    }
+}
