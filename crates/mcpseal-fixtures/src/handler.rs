@@ -53,6 +53,8 @@ pub struct State {
     pub requests: u64,
     /// Calls per list (legacy order flipping), indexed by list.
     pub list_calls: [u64; 4],
+    /// `--shuffle`: the order each list was served in last time.
+    pub last_order: [Vec<Value>; 4],
     /// Randomness for `--shuffle` and session ids.
     pub rng: Rng,
     /// Legacy HTTP sessions, keyed by session id (never one global flag).
@@ -83,6 +85,7 @@ impl Handler {
         let state = State {
             requests: 0,
             list_calls: [0; 4],
+            last_order: Default::default(),
             rng,
             sessions: HashMap::new(),
             stdio_initialized: false,
@@ -126,7 +129,7 @@ impl Handler {
             return Outcome::Flood;
         }
         if first && self.knobs.invalid_utf8 {
-            return Outcome::InvalidUtf8;
+            return Outcome::InvalidUtf8(id.clone());
         }
         if self.knobs.hang_on.iter().any(|m| m == method) {
             return Outcome::Hang;

@@ -181,7 +181,7 @@ async fn post(h: Shared, headers: HeaderMap, body: Bytes) -> Response {
                 .map(Ok::<Bytes, std::convert::Infallible>);
             raw_json(Body::from_stream(chunks))
         }
-        Outcome::InvalidUtf8 => raw_json(Body::from(jsonrpc::invalid_utf8_bytes())),
+        Outcome::InvalidUtf8(id) => raw_json(Body::from(jsonrpc::invalid_utf8_bytes(&id))),
         Outcome::HalfMessage(body) => {
             // Headers and half the body go out; then the body fails (hyper aborts the
             // chunked stream) and the process exits, like a server dying mid-write.

@@ -100,8 +100,8 @@ pub enum Outcome {
     Crash,
     /// Write 100 MB without a newline, then hang (`--flood`).
     Flood,
-    /// Answer with bytes that are not UTF-8 (`--invalid-utf8`).
-    InvalidUtf8,
+    /// Answer request `id` with bytes that are not UTF-8 (`--invalid-utf8`).
+    InvalidUtf8(Value),
     /// Write the first half of this response, then exit 1 (`--half-message`).
     HalfMessage(Value),
     /// Send this response, then exit 0 (`--exit-after-discover`).
@@ -129,9 +129,9 @@ pub fn notification(method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "method": method, "params": params})
 }
 
-/// The bytes `--invalid-utf8` sends: a JSON-looking line with 0xFF 0xFE inside a string.
-pub fn invalid_utf8_bytes() -> Vec<u8> {
-    let mut v = br#"{"jsonrpc":"2.0","id":1,"result":{"text":""#.to_vec();
+/// The bytes `--invalid-utf8` sends: a JSON-looking response with 0xFF 0xFE 0xC3 inside a string.
+pub fn invalid_utf8_bytes(id: &Value) -> Vec<u8> {
+    let mut v = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"text":""#).into_bytes();
     v.extend_from_slice(&[0xFF, 0xFE, 0xC3]);
     v.extend_from_slice(br#""}}"#);
     v

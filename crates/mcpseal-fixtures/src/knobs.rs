@@ -52,12 +52,25 @@ pub enum TasksKnob {
     Hidden,
 }
 
+/// Text after the flag list in `--help`.
+const AFTER_HELP: &str = "\
+stdio: newline-delimited JSON-RPC; stdout carries only JSON-RPC (unless --noise); logs on stderr; exits 0 at stdin EOF.
+HTTP:  prints exactly one line `http://127.0.0.1:PORT/mcp`, serves POST /mcp; exits 0 at stdin EOF
+       (spawn it with a piped stdin, or pass --ignore-stdin).
+Exit codes: 0 normal / stdin EOF / --exit-after-discover, 1 --half-message or I/O error,
+            2 usage error (also --mode strict-headers without --http), 3 --crash-after.";
+
 /// `mcpseal-fixture`: a hand-written MCP server that misbehaves exactly, for tests.
 ///
 /// stdout carries only JSON-RPC (stdio) or the one URL line (`--http`); logs go to stderr.
-/// Exit codes: 0 stdin EOF / normal, 2 usage error, 3 `--crash-after`, 1 `--half-message`.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "mcpseal-fixture", version, about, long_about = None)]
+#[command(
+    name = "mcpseal-fixture",
+    version,
+    about = "Hand-written MCP fixture server (stdio or Streamable HTTP) that misbehaves exactly, for tests",
+    long_about = None,
+    after_help = AFTER_HELP
+)]
 pub struct Knobs {
     /// Protocol era and deviation to serve
     #[arg(long, value_enum, default_value = "modern")]

@@ -199,7 +199,9 @@ impl Handler {
                 items.reverse();
             }
             if self.knobs.shuffle {
-                paging::shuffle(&mut items, &mut st.rng);
+                let st = &mut *st;
+                paging::shuffle(&mut items, &st.last_order[kind as usize], &mut st.rng);
+                st.last_order[kind as usize].clone_from(&items);
             }
         }
         let cursor = match params.get("cursor") {

@@ -127,17 +127,17 @@ impl Rng {
     }
 }
 
-/// Shuffle `items` so that, when there are two or more, the order differs from `items`' input order.
-pub fn shuffle(items: &mut [Value], rng: &mut Rng) {
+/// Shuffle `items` so that, when there are two or more, the order differs from `previous`
+/// (the order served last time), so two consecutive listings never agree by chance.
+pub fn shuffle(items: &mut [Value], previous: &[Value], rng: &mut Rng) {
     if items.len() < 2 {
         return;
     }
-    let before: Vec<Value> = items.to_vec();
     for i in (1..items.len()).rev() {
         let j = (rng.next_u64() % (i as u64 + 1)) as usize;
         items.swap(i, j);
     }
-    if items == before.as_slice() {
+    if items == previous {
         items.rotate_left(1);
     }
 }
@@ -181,12 +181,16 @@ mod tests {
     }
 
     #[test]
-    fn shuffle_always_changes_order() {
+    fn shuffle_never_repeats_the_previous_order() {
         let mut rng = Rng::from_entropy();
         for _ in 0..50 {
+            let mut prev = items(3);
             let mut v = items(3);
-            shuffle(&mut v, &mut rng);
-            assert_ne!(v, items(3));
+            shuffle(&mut v, &prev, &mut rng);
+            assert_ne!(v, prev);
+            prev.clone_from(&v);
+            shuffle(&mut v, &prev, &mut rng);
+            assert_ne!(v, prev);
         }
     }
 }

@@ -40,12 +40,17 @@ pub fn serve(handler: Arc<Handler>) -> io::Result<()> {
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut line = Vec::new();
-    let mut flooding = false;
+    let mut flood: Option<std::thread::JoinHandle<()>> = None;
     loop {
         line.clear();
         if input.read_until(b'\n', &mut line)? == 0 {
+            // A flood in progress is finished (or fails on a closed pipe) before exiting.
+            if let Some(writer) = flood {
+                let _ = writer.join();
+            }
             return Ok(());
         }
+        let flooding = flood.is_some();
         let text = line.trim_ascii();
         if text.is_empty() || flooding {
             continue;
@@ -68,12 +73,13 @@ pub fn serve(handler: Arc<Handler>) -> io::Result<()> {
         if handler.knobs.delay > 0 && !matches!(outcome, Outcome::Accepted | Outcome::Hang) {
             std::thread::sleep(Duration::from_millis(handler.knobs.delay));
         }
-        flooding = emit(&handler, outcome)?;
+        flood = emit(&handler, outcome)?;
     }
 }
 
-/// Write one outcome. Returns true when the process must ignore all further input (`--flood`).
-fn emit(handler: &Handler, outcome: Outcome) -> io::Result<bool> {
+/// Write one outcome. Returns the flood writer once `--flood` started: then all further
+/// input is ignored.
+fn emit(handler: &Handler, outcome: Outcome) -> io::Result<Option<std::thread::JoinHandle<()>>> {
     let mut out = io::stdout().lock();
     let noise = |out: &mut io::StdoutLock<'_>| -> io::Result<()> {
         if handler.knobs.noise {
@@ -98,19 +104,18 @@ fn emit(handler: &Handler, outcome: Outcome) -> io::Result<bool> {
         Outcome::Flood => {
             drop(out);
             // A writer thread, so stdin EOF still ends the process while the pipe is full.
-            std::thread::spawn(|| {
+            return Ok(Some(std::thread::spawn(|| {
                 let mut out = io::stdout().lock();
                 for chunk in flood_chunks() {
                     if out.write_all(&chunk).and_then(|()| out.flush()).is_err() {
                         return;
                     }
                 }
-            });
-            return Ok(true);
+            })));
         }
-        Outcome::InvalidUtf8 => {
+        Outcome::InvalidUtf8(id) => {
             noise(&mut out)?;
-            out.write_all(&jsonrpc::invalid_utf8_bytes())?;
+            out.write_all(&jsonrpc::invalid_utf8_bytes(&id))?;
             out.write_all(b"\n")?;
         }
         Outcome::HalfMessage(body) => {
@@ -127,7 +132,7 @@ fn emit(handler: &Handler, outcome: Outcome) -> io::Result<bool> {
         }
     }
     out.flush()?;
-    Ok(false)
+    Ok(None)
 }
 
 /// One log line on stderr (never stdout).

@@ -209,3 +209,80 @@ async fn http_byte_knobs() {
     })
     .await;
 }
+
+/// The probe and client engineers script these names: renaming one must fail a test.
+#[tokio::test]
+async fn help_lists_every_knob() {
+    within(async {
+        let out = tokio::process::Command::new(common::BIN)
+            .arg("--help")
+            .output()
+            .await
+            .expect("run --help");
+        assert!(out.status.success());
+        let help = String::from_utf8_lossy(&out.stdout);
+        for flag in [
+            "--mode",
+            "--http",
+            "--port",
+            "--ignore-stdin",
+            "--sse",
+            "--tools",
+            "--page-size",
+            "--shuffle",
+            "--crash-after",
+            "--noise",
+            "--delay",
+            "--duplicate",
+            "--surface",
+            "--server-version",
+            "--hang-on",
+            "--flood",
+            "--sse-endless",
+            "--exit-after-discover",
+            "--cursor-loop",
+            "--endless-pages",
+            "--empty-cursor",
+            "--list-changed",
+            "--silent-listen",
+            "--invalid-utf8",
+            "--half-message",
+            "--no-result-type",
+            "--no-cache-hints",
+            "--partial-cache",
+            "--no-server-info-meta",
+            "--body-server-info",
+            "--old-error-codes",
+            "--old-not-found",
+            "--session-id",
+            "--ping",
+            "--removed-methods",
+            "--get-stream",
+            "--tasks",
+            "--messages-listen",
+            "--deprecated-caps",
+            "--lenient-meta",
+            "--lenient-headers",
+            "--advertise-version",
+            "--error-id-null",
+            "--errors-200",
+            "--no-origin-check",
+        ] {
+            assert!(
+                help.contains(&format!("{flag} ")) || help.contains(&format!("{flag}\n")),
+                "{flag} missing from --help"
+            );
+        }
+        for mode in [
+            "modern",
+            "legacy",
+            "dual",
+            "liar",
+            "strict-params",
+            "strict-headers",
+        ] {
+            assert!(help.contains(&format!("- {mode}:")), "mode {mode} missing");
+        }
+    })
+    .await;
+}
