@@ -184,14 +184,16 @@ class Proc:
 
         return self.wait_for(find, timeout)
 
-    def stop(self) -> None:
+    def stop(self, graceful_eof: bool = True) -> None:
+        """stdio: close stdin (servers exit on EOF), then SIGTERM/SIGKILL the process group.
+        HTTP servers ignore stdin: they get SIGTERM straight away (graceful_eof=False)."""
         if self.p.poll() is None:
             try:
                 self.p.stdin.close()
             except OSError:
                 pass
             try:
-                self.p.wait(2)
+                self.p.wait(2 if graceful_eof else 0.01)
             except subprocess.TimeoutExpired:
                 os.killpg(self.p.pid, signal.SIGTERM)
                 try:
@@ -207,7 +209,7 @@ def wait_ready(proc: Proc, entry: dict, ctx: Ctx) -> str | None:
     kind = ready["kind"]
     t = ready.get("timeout_ms", 15000) / 1000
     if kind == "none":
-        return None
+        return None  # stdio: no signal; requests may be written at once (allow timeout_ms for the 1st answer)
     if kind == "stdout_url":
         line = proc.wait_for(lambda: next((l for l in proc.out if l.startswith("http")), None), t)
         if line is None:
@@ -306,22 +308,65 @@ def ok(m) -> bool:
     return isinstance(m, dict) and "result" in m
 
 
+SURFACE_CALLS = [
+    # (method, params, check(result) -> bool, Mcp-Name header value)
+    ("tools/call", {"name": "echo", "arguments": {"message": "hi"}},
+     lambda r: r["content"][0]["text"] == "hi", "echo"),
+    ("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}},
+     lambda r: r.get("structuredContent", {}).get("sum") == 5, "add"),
+    ("tools/call", {"name": "clock", "arguments": {}},
+     lambda r: r["content"][0]["text"].isdigit(), "clock"),
+    ("tools/list", None,
+     lambda r: any(t["name"] == "add" and t.get("outputSchema", {}).get("properties", {}).get("sum", {}).get("type") == "number"
+                   for t in r["tools"])
+     and any(t["name"] == "clock" and (t.get("annotations") or {}).get("readOnlyHint") is True for t in r["tools"]), None),
+    ("resources/list", None, lambda r: [x["uri"] for x in r["resources"]] == ["peer://readme"], None),
+    ("resources/templates/list", None,
+     lambda r: [x["uriTemplate"] for x in r["resourceTemplates"]] == ["peer://items/{id}"], None),
+    ("resources/read", {"uri": "peer://readme"}, lambda r: "test peer" in r["contents"][0]["text"], "peer://readme"),
+    ("resources/read", {"uri": "peer://items/42"}, lambda r: r["contents"][0]["text"].strip() == "item 42",
+     "peer://items/42"),
+    ("prompts/list", None,
+     lambda r: any(p["name"] == "greet" and any(a["name"] == "name" and a.get("required") for a in p.get("arguments", []))
+                   for p in r["prompts"]), None),
+    ("prompts/get", {"name": "greet", "arguments": {"name": "Ada"}},
+     lambda r: "Ada" in r["messages"][0]["content"]["text"], "greet"),
+]
+
+
+def check_surface(call) -> list[str]:
+    """Runs SURFACE_CALLS through call(id, method, params, mcp_name) -> message; returns failures."""
+    bad = []
+    for n, (method, params, check, name) in enumerate(SURFACE_CALLS, start=10):
+        m = call(n, method, params, name)
+        try:
+            good = ok(m) and check(m["result"])
+        except (KeyError, IndexError, TypeError, AttributeError):
+            good = False
+        if not good:
+            bad.append(f"{method} {json.dumps(params)} -> {json.dumps(m)[:300]}")
+    return bad
+
+
 def probe_stdio(entry: dict, ctx: Ctx) -> dict:
     res: dict = {}
+    first = (entry.get("ready") or {}).get("timeout_ms", 10000) / 1000
     # modern on a fresh process
     p = Proc(entry, ctx)
     try:
         wait_ready(p, entry, ctx)
-        d = p.stdio_call(modern_req(1, "server/discover"))
+        d = p.stdio_call(modern_req(1, "server/discover"), first)
         res["discover"] = d
         res["modern_tools"] = p.stdio_call(modern_req(2, "tools/list")) if ok(d) else None
+        if entry.get("standard_surface") and ok(d):
+            res["surface"] = check_surface(lambda n, m, pr, _name: p.stdio_call(modern_req(n, m, pr)))
     finally:
         p.stop()
     # legacy on a fresh process
     p = Proc(entry, ctx)
     try:
         wait_ready(p, entry, ctx)
-        i = p.stdio_call(req(1, "initialize", INIT_PARAMS))
+        i = p.stdio_call(req(1, "initialize", INIT_PARAMS), first)
         res["initialize"] = i
         if ok(i):
             p.send(req(None, "notifications/initialized"))
@@ -343,6 +388,13 @@ def probe_http(entry: dict, ctx: Ctx) -> dict:
         if ok(d):
             st, hd, t, raw = http_post(url, modern_req(2, "tools/list"), dict(mh, **{"Mcp-Method": "tools/list"}))
             res["modern_tools"] = t
+            if entry.get("standard_surface"):
+                def call(n, m, pr, name):
+                    h = dict(mh, **{"Mcp-Method": m})
+                    if name is not None:
+                        h["Mcp-Name"] = name
+                    return http_post(url, modern_req(n, m, pr), h)[2]
+                res["surface"] = check_surface(call)
         st, hd, i, raw = http_post(url, req(1, "initialize", INIT_PARAMS), {})
         res["initialize"], res["initialize_http"] = i, (st, hd.get("content-type"), raw if i is None else None)
         if ok(i):
@@ -355,7 +407,7 @@ def probe_http(entry: dict, ctx: Ctx) -> dict:
             st, hd, t, raw = http_post(url, req(2, "tools/list"), lh)
             res["legacy_tools"] = t
     finally:
-        p.stop()
+        p.stop(graceful_eof=False)
     return res
 
 
@@ -383,7 +435,7 @@ def main() -> int:
         modern_ok = ok(r.get("discover")) and ok(r.get("modern_tools"))
         legacy_ok = ok(r.get("initialize")) and ok(r.get("legacy_tools"))
         observed = {(True, True): "dual", (True, False): MODERN, (False, True): LEGACY}.get((modern_ok, legacy_ok), "none")
-        good = observed == e["era"]
+        good = observed == e["era"] and not r.get("surface")
         failures += 0 if good else 1
         print(f"{'ok  ' if good else 'FAIL'} {e['id']:<32} era={observed:<10} (declared {e['era']}) {time.monotonic() - t0:.1f}s")
         print(f"       discover:   {summarize(r.get('discover'))}")
@@ -392,6 +444,10 @@ def main() -> int:
         print(f"       initialize: {summarize(r.get('initialize'))}" + (" [session]" if r.get("session") else ""))
         if ok(r.get("initialize")):
             print(f"       tools/list: {summarize(r.get('legacy_tools'))}")
+        if "surface" in r:
+            print(f"       surface:    {'ok (' + str(len(SURFACE_CALLS)) + ' calls)' if not r['surface'] else 'FAILED'}")
+            for b in r["surface"]:
+                print(f"         {b}")
         if VERBOSE:
             for k in ("discover", "discover_http", "initialize", "initialize_http", "url"):
                 if k in r:

@@ -216,8 +216,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     match mode.as_str() {
         "stdio" => {
             eprintln!("rmcp-peer: serving on stdio (modern_only={modern_only})");
-            let service = Peer::new(modern_only).serve(rmcp::transport::stdio()).await?;
-            service.waiting().await?;
+            // rmcp serves 2026-07-28 requests while it is still waiting for a (legacy)
+            // `initialize`; when stdin closes before any `initialize` arrived (the normal end of
+            // a modern-only session), `serve` returns ConnectionClosed. That is a clean shutdown.
+            match Peer::new(modern_only).serve(rmcp::transport::stdio()).await {
+                Ok(service) => {
+                    service.waiting().await?;
+                }
+                Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                    eprintln!("rmcp-peer: stdin closed (no initialize seen), exiting");
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
         "http" => {
             let ct = tokio_util::sync::CancellationToken::new();
@@ -247,7 +257,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             }
             axum::serve(listener, router)
                 .with_graceful_shutdown(async move {
-                    let _ = tokio::signal::ctrl_c().await;
+                    // SIGINT or SIGTERM: stop accepting, cancel open streams, exit 0.
+                    let mut term =
+                        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                            .expect("install SIGTERM handler");
+                    tokio::select! {
+                        _ = tokio::signal::ctrl_c() => {}
+                        _ = term.recv() => {}
+                    }
                     ct.cancel();
                 })
                 .await?;
