@@ -160,11 +160,6 @@ impl Handler {
             {
                 Outcome::ReplyThenExit(body)
             }
-            Outcome::Reply { .. } | Outcome::Listen { .. }
-                if self.knobs.sse_endless && inc.transport == Transport::Http =>
-            {
-                Outcome::Endless
-            }
             other => other,
         }
     }

@@ -147,6 +147,11 @@ async fn post(h: Shared, headers: HeaderMap, body: Bytes) -> Response {
         Some(err) => h.reply_err(&msg, err, inc),
         None => h.handle(inc),
     };
+    // `--sse-endless` replaces every answer, header errors included, with the endless stream.
+    let outcome = match outcome {
+        Outcome::Reply { .. } | Outcome::Listen { .. } if h.knobs.sse_endless => Outcome::Endless,
+        other => other,
+    };
     if h.knobs.delay > 0 && !matches!(outcome, Outcome::Accepted | Outcome::Hang) {
         tokio::time::sleep(Duration::from_millis(h.knobs.delay)).await;
     }

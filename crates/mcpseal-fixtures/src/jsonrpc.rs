@@ -106,7 +106,7 @@ pub enum Outcome {
     HalfMessage(Value),
     /// Send this response, then exit 0 (`--exit-after-discover`).
     ReplyThenExit(Value),
-    /// HTTP `--sse-endless`: an SSE stream that never carries the response.
+    /// HTTP `--sse-endless` (decided in `http`): an SSE stream that never carries the response.
     Endless,
 }
 

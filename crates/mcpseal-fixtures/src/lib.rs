@@ -28,7 +28,13 @@ pub fn binary() -> PathBuf {
         if !candidate.exists() {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             let status = Command::new(cargo)
-                .args(["build", "-p", "mcpseal-fixtures", "--bin", "mcpseal-fixture"])
+                .args([
+                    "build",
+                    "-p",
+                    "mcpseal-fixtures",
+                    "--bin",
+                    "mcpseal-fixture",
+                ])
                 .status()
                 .expect("run cargo build for the fixture");
             assert!(status.success(), "building mcpseal-fixture failed");
@@ -76,7 +82,10 @@ impl HttpFixture {
             .read_line(&mut line)
             .expect("read the fixture URL");
         let url = line.trim().to_owned();
-        assert!(url.starts_with("http://127.0.0.1:"), "fixture printed {url:?}");
+        assert!(
+            url.starts_with("http://127.0.0.1:"),
+            "fixture printed {url:?}"
+        );
         HttpFixture {
             child,
             _stdin: stdin,

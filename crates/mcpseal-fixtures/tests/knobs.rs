@@ -196,6 +196,29 @@ async fn http_byte_knobs() {
             .await;
         assert_eq!(crash.child.wait().await.expect("wait").code(), Some(3));
 
+        let endless = HttpFixture::spawn(&["--sse-endless"]).await;
+        let h3 = [
+            ("Mcp-Method", "tools/list"),
+            ("MCP-Protocol-Version", "2026-07-28"),
+        ];
+        let body3 = modern(1, "tools/list", json!({})).to_string();
+        let got = endless
+            .request_until("POST", &h3, &body3, "still working")
+            .await;
+        assert!(
+            got.contains("text/event-stream") && !got.contains("\"result\""),
+            "{got}"
+        );
+
+        let mut bye = HttpFixture::spawn(&["--exit-after-discover"]).await;
+        assert_eq!(
+            bye.post(&modern(1, "server/discover", json!({})), &[])
+                .await
+                .status,
+            200
+        );
+        assert_eq!(bye.child.wait().await.expect("wait").code(), Some(0));
+
         let stream = HttpFixture::spawn(&["--get-stream"]).await;
         let got = stream
             .request_until(
