@@ -205,6 +205,14 @@ impl Connection {
         }
     }
 
+    /// The process id of a stdio server.
+    pub fn process_id(&self) -> Option<u32> {
+        match &self.inner {
+            Inner::Stdio(t) => t.pid(),
+            Inner::Http(_) => None,
+        }
+    }
+
     /// The target this connection speaks to.
     pub fn target(&self) -> &Target {
         &self.target

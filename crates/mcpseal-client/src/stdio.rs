@@ -45,6 +45,7 @@ type SharedStdin = Arc<tokio::sync::Mutex<Option<ChildStdin>>>;
 
 /// A running stdio server.
 pub(crate) struct StdioTransport {
+    pid: Option<u32>,
     child: tokio::sync::Mutex<Child>,
     stdin: SharedStdin,
     routing: SharedRouting,
@@ -101,6 +102,7 @@ impl StdioTransport {
             )));
         }
         Ok(StdioTransport {
+            pid: child.id(),
             child: tokio::sync::Mutex::new(child),
             stdin,
             routing,
@@ -108,6 +110,10 @@ impl StdioTransport {
             tasks,
             options: options.clone(),
         })
+    }
+
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.pid
     }
 
     pub(crate) async fn send(&self, request: &Request, id: Value) -> Exchange {
