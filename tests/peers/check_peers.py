@@ -435,7 +435,18 @@ def main() -> int:
         modern_ok = ok(r.get("discover")) and ok(r.get("modern_tools"))
         legacy_ok = ok(r.get("initialize")) and ok(r.get("legacy_tools"))
         observed = {(True, True): "dual", (True, False): MODERN, (False, True): LEGACY}.get((modern_ok, legacy_ok), "none")
-        good = observed == e["era"] and not r.get("surface")
+        infos = []
+        if ok(r.get("discover")):
+            infos.append((r["discover"]["result"].get("_meta") or {}).get("io.modelcontextprotocol/serverInfo"))
+        if ok(r.get("initialize")):
+            infos.append(r["initialize"]["result"].get("serverInfo"))
+        want = e.get("server_info")
+        info_ok = want is None or all(
+            isinstance(i, dict) and i.get("name") == want["name"] and i.get("version") == want["version"] for i in infos
+        )
+        if not info_ok:
+            print(f"       serverInfo mismatch: declared {want}, observed {infos}")
+        good = observed == e["era"] and not r.get("surface") and info_ok
         failures += 0 if good else 1
         print(f"{'ok  ' if good else 'FAIL'} {e['id']:<32} era={observed:<10} (declared {e['era']}) {time.monotonic() - t0:.1f}s")
         print(f"       discover:   {summarize(r.get('discover'))}")
