@@ -25,8 +25,8 @@ use rmcp::{
     model::{
         Implementation, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
         PromptMessage, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-        ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role,
-        ServerCapabilities, ServerConfig,
+        ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
+        ServerConfig,
     },
     prompt, prompt_handler, prompt_router, schemars,
     service::RequestContext,
@@ -98,7 +98,12 @@ impl Peer {
 
     #[tool(
         description = "Current time as seconds since the Unix epoch",
-        annotations(title = "Clock", read_only_hint = true, idempotent_hint = false, open_world_hint = false)
+        annotations(
+            title = "Clock",
+            read_only_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     fn clock(&self) -> String {
         let now = std::time::SystemTime::now()
@@ -112,8 +117,14 @@ impl Peer {
 #[prompt_router]
 impl Peer {
     #[prompt(name = "greet", description = "Greet someone by name")]
-    async fn greet(&self, Parameters(GreetArgs { name }): Parameters<GreetArgs>) -> Vec<PromptMessage> {
-        vec![PromptMessage::new_text(Role::User, format!("Please greet {name}."))]
+    async fn greet(
+        &self,
+        Parameters(GreetArgs { name }): Parameters<GreetArgs>,
+    ) -> Vec<PromptMessage> {
+        vec![PromptMessage::new_text(
+            Role::User,
+            format!("Please greet {name}."),
+        )]
     }
 }
 
@@ -197,17 +208,25 @@ fn usage() -> ! {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(mode) = args.first().cloned() else { usage() };
+    let Some(mode) = args.first().cloned() else {
+        usage()
+    };
     let mut modern_only = false;
     let mut json_response = false;
-    let mut port: u16 = std::env::var("PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(0);
+    let mut port: u16 = std::env::var("PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--modern-only" => modern_only = true,
             "--json-response" => json_response = true,
             "--port" => {
-                port = it.next().and_then(|p| p.parse().ok()).unwrap_or_else(|| usage());
+                port = it
+                    .next()
+                    .and_then(|p| p.parse().ok())
+                    .unwrap_or_else(|| usage());
             }
             _ => usage(),
         }
