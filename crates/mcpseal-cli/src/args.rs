@@ -155,6 +155,10 @@ pub struct SnapshotArgs {
     /// Most pages read per list before refusing.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,
+    /// Also write the raw capture (what the server said, the input of the canonical form) to
+    /// this file; `tools/fingerprint.py FILE` recomputes the fingerprint from it.
+    #[arg(long, value_name = "FILE")]
+    pub save_capture: Option<PathBuf>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub target: TargetArgs,

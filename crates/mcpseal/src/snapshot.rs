@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use mcpseal_client::{
-    Capture, CaptureOptions, Connection, Era, Exchange, capture_surface, sanity_check,
+    Capture, CaptureOptions, Connection, Era, Exchange, RawCapture, capture_surface, sanity_check,
 };
 use mcpseal_surface::{Form, Items, ListKind, Surface, SurfaceError};
 use serde::Serialize;
@@ -85,6 +85,8 @@ impl SnapshotError {
 pub struct TrustedCapture {
     /// The normalised surface.
     pub surface: Surface,
+    /// The raw capture it was made from (the document `tools/fingerprint.py` reads).
+    pub raw: RawCapture,
     /// Every exchange, sanity check included.
     pub exchanges: Vec<Exchange>,
 }
@@ -196,16 +198,20 @@ pub async fn capture_trusted(
             reason: gap.message.clone(),
         });
     }
-    Ok(TrustedCapture { surface, exchanges })
+    Ok(TrustedCapture {
+        surface,
+        raw,
+        exchanges,
+    })
 }
 
-/// Captures, checks and fingerprints a surface.
+/// Captures, checks and fingerprints a surface; also returns the raw capture.
 pub async fn snapshot(
     conn: &Connection,
     options: &SnapshotOptions,
-) -> Result<Snapshot, SnapshotError> {
+) -> Result<(Snapshot, RawCapture), SnapshotError> {
     let trusted = capture_trusted(conn, options).await?;
-    Ok(Snapshot::of(&trusted.surface, options.form))
+    Ok((Snapshot::of(&trusted.surface, options.form), trusted.raw))
 }
 
 /// The JSON-RPC method that reads a list.

@@ -26,7 +26,7 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
     )
     .await;
     conn.close().await;
-    let snapshot = match result {
+    let (snapshot, raw) = match result {
         Ok(s) => s,
         Err(e) => {
             let hint = e.hint();
@@ -48,13 +48,28 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
             s.push('\n');
             s
         }
-        DocFormat::Text => render_text(&snapshot),
+        DocFormat::Text => render_text(
+            &snapshot,
+            settings::color(args.output.color, args.output.output.is_some()),
+        ),
     };
+    if let Some(path) = &args.save_capture {
+        let mut doc =
+            serde_json::to_string_pretty(&raw).map_err(|e| CliError::usage(e.to_string()))?;
+        doc.push('\n');
+        output::emit(&doc, Some(path))?;
+    }
     output::emit(&text, args.output.output.as_deref())?;
     Ok(Outcome::Ok)
 }
 
-fn render_text(s: &Snapshot) -> String {
+fn render_text(s: &Snapshot, color: bool) -> String {
+    let bold = anstyle::Style::new().bold();
+    let (on, off) = if color {
+        (bold.render().to_string(), bold.render_reset().to_string())
+    } else {
+        (String::new(), String::new())
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -75,6 +90,6 @@ fn render_text(s: &Snapshot) -> String {
         };
         let _ = writeln!(out, "{list:<18} {shown}");
     }
-    let _ = writeln!(out, "{}  {}", s.form, s.sha256);
+    let _ = writeln!(out, "{}  {on}{}{off}", s.form, s.sha256);
     out
 }

@@ -1,0 +1,237 @@
+//! `mcpseal rpc` end to end: the built binary against the fixture over stdio and HTTP.
+
+use std::time::Duration;
+
+use assert_cmd::Command;
+use mcpseal_fixtures::{HttpFixture, stdio_argv};
+use serde_json::Value;
+
+fn mcpseal() -> Command {
+    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
+    cmd.timeout(Duration::from_secs(30)).env_remove("NO_COLOR");
+    cmd
+}
+
+fn json_of(out: &[u8]) -> Value {
+    serde_json::from_slice(out).expect("stdout is JSON")
+}
+
+#[test]
+fn tools_list_over_stdio_prints_the_exchange() {
+    let out = mcpseal()
+        .args(["rpc", "tools/list", "--"])
+        .args(stdio_argv(&["--mode", "modern"]))
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json_of(&out.stdout);
+    assert_eq!(doc["schemaVersion"], 1);
+    let tools = doc["exchange"]["response"]["result"]["tools"]
+        .as_array()
+        .expect("tools");
+    assert_eq!(tools.len(), 3);
+    assert_eq!(
+        doc["exchange"]["request"]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+}
+
+#[test]
+fn discover_over_http() {
+    let fx = HttpFixture::start(&["--mode", "modern"]);
+    let out = mcpseal()
+        .args(["rpc", "server/discover", &fx.url])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let doc = json_of(&out.stdout);
+    assert_eq!(doc["exchange"]["httpStatus"], 200);
+    assert_eq!(
+        doc["exchange"]["response"]["result"]["supportedVersions"][0],
+        "2026-07-28"
+    );
+}
+
+#[test]
+fn legacy_handshake_then_list_over_stdio_and_http() {
+    let out = mcpseal()
+        .args([
+            "rpc",
+            "--era",
+            "2025-11-25",
+            "--handshake",
+            "tools/list",
+            "--",
+        ])
+        .args(stdio_argv(&["--mode", "legacy"]))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let doc = json_of(&out.stdout);
+    assert_eq!(doc["handshake"][0]["request"]["method"], "initialize");
+    assert!(
+        doc["exchange"]["response"]["result"]["tools"].is_array(),
+        "{doc}"
+    );
+    assert!(
+        doc["exchange"]["request"]["params"].is_null(),
+        "no _meta in 2025"
+    );
+
+    let fx = HttpFixture::start(&["--mode", "legacy"]);
+    let out = mcpseal()
+        .args([
+            "rpc",
+            "--era",
+            "2025-11-25",
+            "--handshake",
+            "tools/list",
+            &fx.url,
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let doc = json_of(&out.stdout);
+    assert!(
+        doc["exchange"]["response"]["result"]["tools"].is_array(),
+        "{doc}"
+    );
+    let headers = doc["exchange"]["requestHeaders"]
+        .as_array()
+        .expect("headers");
+    assert!(
+        headers.iter().any(|h| h["name"]
+            .as_str()
+            .is_some_and(|n| n.eq_ignore_ascii_case("mcp-session-id"))),
+        "the session id is echoed: {headers:?}"
+    );
+}
+
+#[test]
+fn without_the_handshake_a_legacy_server_refuses() {
+    let out = mcpseal()
+        .args(["rpc", "--era", "2025-11-25", "tools/list", "--"])
+        .args(stdio_argv(&["--mode", "legacy"]))
+        .output()
+        .expect("runs");
+    // A JSON-RPC error is an answer: exit 0, the error in the exchange.
+    assert_eq!(out.status.code(), Some(0));
+    let doc = json_of(&out.stdout);
+    assert!(
+        doc["exchange"]["response"]["error"]["code"].is_i64(),
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_bearer_token_appears_in_no_output() {
+    let token = "tok-3f9a1c77-never-print-me";
+    let fx = HttpFixture::start(&["--mode", "modern"]);
+    for format in ["json", "text"] {
+        let out = mcpseal()
+            .args(["rpc", "--format", format, "-H"])
+            .arg(format!("Authorization: Bearer {token}"))
+            .args(["tools/list", &fx.url])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+        let all = [out.stdout, out.stderr].concat();
+        let text = String::from_utf8_lossy(&all);
+        assert!(!text.contains(token), "{format}: {text}");
+        assert!(!text.contains("never-print-me"), "{format}");
+    }
+    // From the environment, too.
+    let out = mcpseal()
+        .env("MCPSEAL_TEST_TOKEN", token)
+        .args([
+            "rpc",
+            "-H",
+            "Authorization: Bearer ${MCPSEAL_TEST_TOKEN}",
+            "tools/list",
+            &fx.url,
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(token));
+    let out = mcpseal()
+        .env("MCPSEAL_TEST_TOKEN", token)
+        .args([
+            "rpc",
+            "--header-env",
+            "X-Api-Key=MCPSEAL_TEST_TOKEN",
+            "tools/list",
+            &fx.url,
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(token));
+}
+
+#[test]
+fn no_answer_is_exit_2() {
+    let out = mcpseal()
+        .args(["rpc", "--timeout", "300ms", "tools/list", "--"])
+        .args(stdio_argv(&["--mode", "modern", "--hang-on", "tools/list"]))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let doc = json_of(&out.stdout);
+    assert_eq!(doc["exchange"]["transportError"]["kind"], "timeout");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no answer"));
+}
+
+#[test]
+fn usage_errors_are_exit_2_with_a_hint() {
+    let cases: &[&[&str]] = &[
+        &["rpc", "tools/list"],
+        &["rpc", "tools/list", "ftp://example"],
+        &[
+            "rpc",
+            "--timeout",
+            "soon",
+            "tools/list",
+            "http://127.0.0.1:9/mcp",
+        ],
+        &[
+            "rpc",
+            "--params",
+            "{not json",
+            "tools/list",
+            "http://127.0.0.1:9/mcp",
+        ],
+        &[
+            "rpc",
+            "-H",
+            "no-colon",
+            "tools/list",
+            "http://127.0.0.1:9/mcp",
+        ],
+        &[
+            "rpc",
+            "--era",
+            "2024-01-01",
+            "tools/list",
+            "http://127.0.0.1:9/mcp",
+        ],
+    ];
+    for args in cases {
+        let out = mcpseal().args(*args).output().expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("error"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    let out = mcpseal()
+        .args(["rpc", "tools/list", "--", "/nonexistent/server"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("hint:"));
+}
