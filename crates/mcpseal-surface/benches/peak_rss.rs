@@ -40,6 +40,7 @@ fn child(mode: &str, path: &str) {
             let fp = Surface::from_slice(&bytes)
                 .expect("valid")
                 .fingerprint(Form::McpSeal1);
+            println!("fingerprint  sha256 {}", fp.sha256);
             black_box(fp);
         }
         other => panic!("unknown mode {other}"),

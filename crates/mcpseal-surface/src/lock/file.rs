@@ -1,0 +1,445 @@
+//! The lock file `surface.lock.json` (`schemaVersion: 1`): model, integrity, bytes.
+//!
+//! ```json
+//! {
+//!   "schemaVersion": 1,
+//!   "form": "mcpseal/1",
+//!   "declared": {
+//!     "version": "1.2.0",
+//!     "sha256": "<64 hex: SHA-256 of the JCS bytes of `surface` after `exclude`>",
+//!     "exclude": ["/tools/name=clock/description"],
+//!     "items": {"tools": {"add": {"sha256": "…", "descriptionSha256": "…"}}, "prompts": null},
+//!     "surface": {"era": "2026-07-28", "form": "mcpseal/1", "server": {…}, "tools": […]}
+//!   }
+//! }
+//! ```
+//!
+//! Invariants, checked on every read ([`LockFile::parse`]):
+//! * `sha256` is the hash of the stored `surface` with the `exclude` pointers applied, and
+//!   `items` are the per-item hashes of that same object (SPEC.md section 7); otherwise the file
+//!   was edited by hand and is refused;
+//! * a `schemaVersion` above [`LOCK_SCHEMA_VERSION`], merge-conflict markers and invalid JSON
+//!   are refused with what to do.
+//!
+//! The bytes ([`LockFile::render`]) are stable: fixed top-level order, two-space indentation,
+//! and every object below `declared.items` and `declared.surface` in JCS key order, so a PR's
+//! diff of the lock reads as the surface change. Unknown top-level keys (room for an
+//! `anonymous` section) are kept as they were.
+
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+use super::exclude::{Pointer, PointerError, apply};
+use super::version::{Version, VersionError};
+use crate::jcs::{jcs, sha256_hex};
+use crate::surface::Form;
+
+/// The lock-file format version this code reads and writes.
+pub const LOCK_SCHEMA_VERSION: u64 = 1;
+
+/// A lock file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LockFile {
+    /// The canonical form of the stored surface.
+    pub form: Form,
+    /// The declared-surface section.
+    pub declared: Declared,
+    /// Top-level keys this version does not know, kept verbatim.
+    pub extra: Map<String, Value>,
+}
+
+/// The declared-surface section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Declared {
+    /// The server version the section was last written under (as written).
+    pub version: String,
+    /// SHA-256 of the JCS bytes of `surface` after `exclude`.
+    pub sha256: String,
+    /// Per-item hashes of `surface` after `exclude`.
+    pub items: Value,
+    /// The canonical surface as captured (exclusions not applied).
+    pub surface: Value,
+    /// Parts left out of the hash.
+    pub exclude: Vec<Pointer>,
+}
+
+impl Declared {
+    /// A section for `surface` captured under `version`, with `exclude` left out of the hash.
+    pub fn new(version: &Version, surface: Value, exclude: Vec<Pointer>) -> Declared {
+        let hashed = apply(&surface, &exclude);
+        Declared {
+            version: version.as_str().to_owned(),
+            sha256: sha256_hex(&jcs(&hashed)),
+            items: items_of(&hashed),
+            surface,
+            exclude,
+        }
+    }
+
+    /// The stored surface with the exclusions applied: what the hash covers and what diffs
+    /// compare.
+    pub fn hashed_surface(&self) -> Value {
+        apply(&self.surface, &self.exclude)
+    }
+
+    /// The stored version, parsed.
+    ///
+    /// # Errors
+    /// When the stored text is not a version (the file was edited by hand).
+    pub fn parsed_version(&self) -> Result<Version, VersionError> {
+        Version::parse(&self.version)
+    }
+}
+
+/// Why a lock file cannot be used.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum LockError {
+    /// Git merge-conflict markers.
+    #[error("the lock file has merge-conflict markers (line {line})")]
+    Conflict {
+        /// 1-based line of the first marker.
+        line: usize,
+    },
+    /// Not JSON.
+    #[error("the lock file is not valid JSON: {0}")]
+    NotJson(String),
+    /// Written by a newer mcpseal.
+    #[error("the lock file has `schemaVersion` {found}; this mcpseal reads version {LOCK_SCHEMA_VERSION}")]
+    Newer {
+        /// The version found.
+        found: u64,
+    },
+    /// JSON, but not a lock file of this shape.
+    #[error("the lock file is malformed: {0}")]
+    Shape(String),
+    /// The stored hash does not match the stored surface.
+    #[error("the lock file was edited by hand: the stored `{field}` does not match its surface (stored {stored}, computed {computed})")]
+    EditedByHand {
+        /// `sha256` or `items`.
+        field: &'static str,
+        /// What the file says (shortened).
+        stored: String,
+        /// What the surface hashes to (shortened).
+        computed: String,
+    },
+    /// A stored version that is not one.
+    #[error("the lock file's version is unusable: {0}")]
+    Version(#[source] VersionError),
+    /// A stored pointer that is not one.
+    #[error("the lock file's exclusion is unusable: {0}")]
+    Pointer(#[source] PointerError),
+}
+
+impl LockError {
+    /// What the user can do about it.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            LockError::Conflict { .. } => {
+                "do not merge lock files by hand: take either side (`git checkout --theirs surface.lock.json`), then run `mcpseal lock` against the merged server"
+            }
+            LockError::NotJson(_) | LockError::Shape(_) => {
+                "restore it from version control (`git checkout -- surface.lock.json`) or delete it and run `mcpseal lock`"
+            }
+            LockError::Newer { .. } => {
+                "upgrade mcpseal to the version that wrote this lock file"
+            }
+            LockError::EditedByHand { .. } | LockError::Version(_) | LockError::Pointer(_) => {
+                "lock files are written by `mcpseal lock` only: restore it with `git checkout -- surface.lock.json`, or delete it and run `mcpseal lock`"
+            }
+        }
+    }
+}
+
+impl LockFile {
+    /// A new lock file.
+    pub fn new(form: Form, declared: Declared) -> LockFile {
+        LockFile {
+            form,
+            declared,
+            extra: Map::new(),
+        }
+    }
+
+    /// Reads a lock file and checks its integrity (see the module docs).
+    ///
+    /// # Errors
+    /// [`LockError`]: conflict markers, not JSON, newer schema, wrong shape, edited by hand.
+    pub fn parse(text: &str) -> Result<LockFile, LockError> {
+        if let Some(i) = text.lines().position(|l| {
+            l.starts_with("<<<<<<<") || l.starts_with(">>>>>>>") || l.starts_with("=======")
+        }) {
+            return Err(LockError::Conflict { line: i + 1 });
+        }
+        let doc: Value = serde_json::from_str(text).map_err(|e| LockError::NotJson(e.to_string()))?;
+        let Value::Object(mut top) = doc else {
+            return Err(LockError::Shape("the top level is not an object".into()));
+        };
+        let shape = |m: &str| LockError::Shape(m.to_owned());
+        match top.remove("schemaVersion") {
+            Some(Value::Number(n)) => match n.as_u64() {
+                Some(LOCK_SCHEMA_VERSION) => {}
+                Some(found) if found > LOCK_SCHEMA_VERSION => return Err(LockError::Newer { found }),
+                _ => return Err(shape("`schemaVersion` must be 1")),
+            },
+            _ => return Err(shape("`schemaVersion` is missing")),
+        }
+        let form = match top.remove("form") {
+            Some(Value::String(f)) => f
+                .parse::<Form>()
+                .map_err(|_| LockError::Shape(format!("unknown form `{f}`")))?,
+            _ => return Err(shape("`form` is missing")),
+        };
+        let Some(Value::Object(mut d)) = top.remove("declared") else {
+            return Err(shape("`declared` is missing"));
+        };
+        let text_of = |d: &mut Map<String, Value>, k: &str| match d.remove(k) {
+            Some(Value::String(s)) => Ok(s),
+            _ => Err(LockError::Shape(format!("`declared.{k}` must be a string"))),
+        };
+        let version = text_of(&mut d, "version")?;
+        Version::parse(&version).map_err(LockError::Version)?;
+        let sha256 = text_of(&mut d, "sha256")?;
+        let exclude = match d.remove("exclude") {
+            None => Vec::new(),
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|p| match p {
+                    Value::String(s) => Pointer::parse(s).map_err(LockError::Pointer),
+                    _ => Err(shape("`declared.exclude` must hold strings")),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(shape("`declared.exclude` must be an array")),
+        };
+        let surface = match d.remove("surface") {
+            Some(s @ Value::Object(_)) => s,
+            _ => return Err(shape("`declared.surface` must be an object")),
+        };
+        let items = d.remove("items").unwrap_or(Value::Null);
+        let fresh = Declared::new(
+            &Version::parse(&version).map_err(LockError::Version)?,
+            surface,
+            exclude,
+        );
+        if fresh.sha256 != sha256 {
+            return Err(LockError::EditedByHand {
+                field: "sha256",
+                stored: short(&sha256),
+                computed: short(&fresh.sha256),
+            });
+        }
+        if fresh.items != items {
+            return Err(LockError::EditedByHand {
+                field: "items",
+                stored: short(&sha256_hex(&jcs(&items))),
+                computed: short(&sha256_hex(&jcs(&fresh.items))),
+            });
+        }
+        Ok(LockFile {
+            form,
+            declared: fresh,
+            extra: top,
+        })
+    }
+
+    /// The file's bytes (see the module docs): always ends with a newline.
+    pub fn render(&self) -> String {
+        let d = &self.declared;
+        let mut out = String::from("{\n");
+        out.push_str(&format!("  \"schemaVersion\": {LOCK_SCHEMA_VERSION},\n"));
+        out.push_str(&format!("  \"form\": {},\n", quote(self.form.as_str())));
+        out.push_str("  \"declared\": {\n");
+        out.push_str(&format!("    \"version\": {},\n", quote(&d.version)));
+        out.push_str(&format!("    \"sha256\": {},\n", quote(&d.sha256)));
+        let exclude = Value::Array(d.exclude.iter().map(|p| Value::from(p.as_str())).collect());
+        out.push_str(&format!("    \"exclude\": {},\n", pretty(&exclude, 2)));
+        out.push_str(&format!("    \"items\": {},\n", pretty(&d.items, 2)));
+        out.push_str(&format!("    \"surface\": {}\n", pretty(&d.surface, 2)));
+        out.push_str("  }");
+        let mut extra: Vec<(&String, &Value)> = self.extra.iter().collect();
+        extra.sort_by(|a, b| crate::jcs::utf16_cmp(a.0, b.0));
+        for (k, v) in extra {
+            out.push_str(&format!(",\n  {}: {}", quote(k), pretty(v, 1)));
+        }
+        out.push_str("\n}\n");
+        out
+    }
+}
+
+fn short(hex: &str) -> String {
+    hex.chars().take(12).collect()
+}
+
+fn quote(s: &str) -> String {
+    String::from_utf8(jcs(&Value::from(s))).unwrap_or_default()
+}
+
+/// Per-item hashes of a canonical surface object (SPEC.md section 7): for each list present,
+/// `null` when not served, else identity → `{sha256, descriptionSha256}`.
+pub fn items_of(surface: &Value) -> Value {
+    let mut out = Map::new();
+    for (list, id) in [
+        ("tools", "name"),
+        ("resources", "uri"),
+        ("resourceTemplates", "uriTemplate"),
+        ("prompts", "name"),
+    ] {
+        match surface.get(list) {
+            None => {}
+            Some(Value::Array(items)) => {
+                let mut map = Map::new();
+                for item in items {
+                    let key = match item.get(id) {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(other) => other.to_string(),
+                        None => continue,
+                    };
+                    let description = match item.get("description") {
+                        Some(Value::String(s)) => Value::from(sha256_hex(s.as_bytes())),
+                        _ => Value::Null,
+                    };
+                    let mut h = Map::new();
+                    h.insert("sha256".into(), Value::from(sha256_hex(&jcs(item))));
+                    h.insert("descriptionSha256".into(), description);
+                    map.insert(key, Value::Object(h));
+                }
+                out.insert(list.into(), Value::Object(map));
+            }
+            Some(_) => {
+                out.insert(list.into(), Value::Null);
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// `value` pretty-printed with two-space indentation in JCS key order, nested `depth` levels
+/// deep (the first line is not indented). Empty objects and arrays stay `{}` and `[]`.
+pub fn pretty(value: &Value, depth: usize) -> String {
+    let compact = String::from_utf8(jcs(value)).unwrap_or_default();
+    let mut out = String::with_capacity(compact.len() * 2);
+    let mut level = depth;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = compact.chars().peekable();
+    let newline = |out: &mut String, level: usize| {
+        out.push('\n');
+        for _ in 0..level {
+            out.push_str("  ");
+        }
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                if matches!(chars.peek(), Some('}' | ']')) {
+                    if let Some(close) = chars.next() {
+                        out.push(close);
+                    }
+                } else {
+                    level += 1;
+                    newline(&mut out, level);
+                }
+            }
+            '}' | ']' => {
+                level = level.saturating_sub(1);
+                newline(&mut out, level);
+                out.push(c);
+            }
+            ',' => {
+                out.push(',');
+                newline(&mut out, level);
+            }
+            ':' => out.push_str(": "),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn lock() -> LockFile {
+        let surface = json!({"form": "mcpseal/1", "era": "2026-07-28",
+            "server": {"instructions": "a \"q\" {x}, [y]: z", "capabilities": {}},
+            "tools": [{"name": "clock", "description": "t 1", "inputSchema": {"type": "object"}}],
+            "resources": [], "resourceTemplates": null, "prompts": []});
+        let v = Version::parse("1.0.0").expect("version");
+        let ex = vec![Pointer::parse("/tools/name=clock/description").expect("pointer")];
+        LockFile::new(Form::McpSeal1, Declared::new(&v, surface, ex))
+    }
+
+    #[test]
+    fn round_trip_is_byte_stable() {
+        let l = lock();
+        let text = l.render();
+        let back = LockFile::parse(&text).expect("parses");
+        assert_eq!(back, l);
+        assert_eq!(back.render(), text);
+        assert!(text.starts_with("{\n  \"schemaVersion\": 1,\n  \"form\": \"mcpseal/1\",\n"));
+        assert!(text.contains("\"resourceTemplates\": null"));
+        assert!(text.contains("\"resources\": []"));
+        // Exclusion: the description is stored, not hashed.
+        assert!(text.contains("\"t 1\""));
+        assert_eq!(l.declared.items["tools"]["clock"]["descriptionSha256"], Value::Null);
+    }
+
+    #[test]
+    fn hand_edits_are_refused() {
+        let text = lock().render();
+        let edited = text.replace("\"type\": \"object\"", "\"type\": \"string\"");
+        assert!(matches!(
+            LockFile::parse(&edited),
+            Err(LockError::EditedByHand { field: "sha256", .. })
+        ));
+        // An edit inside an excluded part is not covered by the hash.
+        assert!(LockFile::parse(&text.replace("\"t 1\"", "\"t 2\"")).is_ok());
+        let l = lock();
+        let mut items = l.clone();
+        items.declared.items = json!({});
+        assert!(matches!(
+            LockFile::parse(&items.render()),
+            Err(LockError::EditedByHand { field: "items", .. })
+        ));
+    }
+
+    #[test]
+    fn refusals() {
+        let text = lock().render();
+        let conflict = format!("<<<<<<< HEAD\n{text}=======\n{text}>>>>>>> branch\n");
+        assert_eq!(LockFile::parse(&conflict), Err(LockError::Conflict { line: 1 }));
+        assert!(matches!(LockFile::parse("{"), Err(LockError::NotJson(_))));
+        let newer = text.replace("\"schemaVersion\": 1", "\"schemaVersion\": 2");
+        assert_eq!(LockFile::parse(&newer), Err(LockError::Newer { found: 2 }));
+        assert!(matches!(LockFile::parse("[]"), Err(LockError::Shape(_))));
+        let bad_version = text.replace("\"version\": \"1.0.0\"", "\"version\": \"latest\"");
+        assert!(matches!(LockFile::parse(&bad_version), Err(LockError::Version(_))));
+    }
+
+    #[test]
+    fn unknown_sections_are_kept() {
+        let text = lock().render();
+        let with = text.replacen("{\n", "{\n  \"anonymous\": {\"x\": 1},\n", 1);
+        let l = LockFile::parse(&with).expect("parses");
+        assert_eq!(l.extra["anonymous"], json!({"x": 1}));
+        assert!(l.render().contains("\"anonymous\": {\n    \"x\": 1\n  }"));
+    }
+}
