@@ -7,12 +7,54 @@
 //!
 //! Evidence is kept as plain JSON (the serialised exchanges of `mcpseal-client`), so this crate
 //! does not depend on the client and stays cheap to build, test and fuzz.
+//!
+//! It refuses to: write anything (renderers return `String`s; the caller picks stdout or a
+//! file), decide on colour (the caller passes [`RenderOptions::color`]), or un-redact evidence.
+//!
+//! ```
+//! use mcpseal_report::{Format, ProbeReport, RenderOptions, RunState, Summary, ToolInfo, render_probe};
+//!
+//! let summary = Summary::of(&[], 0, 0);
+//! let report = ProbeReport {
+//!     schema_version: 1,
+//!     tool: ToolInfo { name: "mcpseal".into(), version: "0.1.0".into() },
+//!     target: "http://127.0.0.1:8080/mcp".into(),
+//!     transport: "http".into(),
+//!     target_revision: "2026-07-28".into(),
+//!     started_at: "2026-11-29T12:00:00Z".into(),
+//!     duration_ms: 0,
+//!     state: RunState::Unreachable,
+//!     ready: ProbeReport::compute_ready(RunState::Unreachable, &summary),
+//!     unreachable: Some("connection refused".into()),
+//!     incomplete: None,
+//!     summary,
+//!     findings: vec![],
+//!     crashed_rules: vec![],
+//!     diagnostics: vec![],
+//!     rules: vec![],
+//! };
+//! let format: Format = "text".parse().expect("a known format");
+//! let text = render_probe(&report, format, &RenderOptions::default());
+//! assert!(text.contains("UNREACHABLE — no probe was answered: connection refused"));
+//! ```
 
 #![deny(missing_docs)]
 
+mod format;
 mod model;
+mod render;
 
+pub use format::{Format, ParseFormatError};
 pub use model::{
     CrashedRule, Finding, Incomplete, ProbeReport, Remediation, RuleInfo, RunState, Severity,
-    Summary, ToolInfo,
+    Summary, ToolInfo, sort_findings,
 };
+pub use render::sarif::{FINGERPRINT_KEY, SARIF_SCHEMA_URI};
+pub use render::{
+    ExecutionNotification, RenderOptions, SarifRun, render_findings_markdown,
+    render_findings_sarif, render_findings_text, render_probe,
+};
+
+/// The JSON Schema (2020-12) of the probe report's JSON form (`schemaVersion: 1`), as shipped in
+/// `schema/probe-report.schema.json`. The JSON renderer's output validates against it (tested).
+pub const PROBE_REPORT_SCHEMA: &str = include_str!("../schema/probe-report.schema.json");

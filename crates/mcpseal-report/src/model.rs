@@ -1,6 +1,8 @@
 //! The report model. Its JSON form is a public contract (`schemaVersion: 1`): camelCase keys,
 //! additive changes only.
 
+use std::cmp::Ordering;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -67,6 +69,25 @@ pub struct Finding {
     /// The exchanges behind the verdict (serialised `mcpseal_client::Exchange`s or raw HTTP
     /// previews), credentials redacted.
     pub evidence: Vec<Value>,
+}
+
+impl Finding {
+    /// The order every report lists findings in: rule id, then title, then observed text.
+    ///
+    /// Renderers sort with this (on a copy; the input is never mutated), so output is stable
+    /// whatever order the rules ran in. Producers may sort with [`sort_findings`] too.
+    pub fn report_order(&self, other: &Finding) -> Ordering {
+        (&self.rule_id, &self.title, &self.observed).cmp(&(
+            &other.rule_id,
+            &other.title,
+            &other.observed,
+        ))
+    }
+}
+
+/// Sorts `findings` into [`Finding::report_order`] (stable: equal keys keep their order).
+pub fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(Finding::report_order);
 }
 
 /// How a run ended.
