@@ -29,6 +29,7 @@
 
 mod capture;
 mod jcs;
+pub mod lock;
 mod surface;
 
 pub use capture::{Era, FailureKind, ListCapture, ListFailure, RawCapture, RawLists};

@@ -64,7 +64,11 @@ impl Pointer {
                     match chars.next() {
                         Some('0') => seg.push('~'),
                         Some('1') => seg.push('/'),
-                        _ => return Err(err("`~` must be followed by `0` (for `~`) or `1` (for `/`)")),
+                        _ => {
+                            return Err(err(
+                                "`~` must be followed by `0` (for `~`) or `1` (for `/`)",
+                            ));
+                        }
                     }
                 } else {
                     seg.push(c);
@@ -171,7 +175,13 @@ mod tests {
     #[test]
     fn removes_members_and_elements() {
         let s = surface();
-        let out = apply(&s, &[p("/tools/name=clock/description"), p("/server/instructions")]);
+        let out = apply(
+            &s,
+            &[
+                p("/tools/name=clock/description"),
+                p("/server/instructions"),
+            ],
+        );
         assert_eq!(out["tools"][1], json!({"name": "clock"}));
         assert_eq!(out["server"], json!({}));
         let out = apply(&s, &[p("/resources/uri=fixture:~1~1readme")]);
@@ -185,7 +195,13 @@ mod tests {
     #[test]
     fn misses_remove_nothing() {
         let s = surface();
-        for miss in ["/tools/name=nope/description", "/nothing", "/tools/9", "/prompts/name=x", "/form/x"] {
+        for miss in [
+            "/tools/name=nope/description",
+            "/nothing",
+            "/tools/9",
+            "/prompts/name=x",
+            "/form/x",
+        ] {
             assert!(!p(miss).matches(&s), "{miss}");
             assert_eq!(apply(&s, &[p(miss)]), s);
         }

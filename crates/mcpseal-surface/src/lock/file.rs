@@ -105,7 +105,9 @@ pub enum LockError {
     #[error("the lock file is not valid JSON: {0}")]
     NotJson(String),
     /// Written by a newer mcpseal.
-    #[error("the lock file has `schemaVersion` {found}; this mcpseal reads version {LOCK_SCHEMA_VERSION}")]
+    #[error(
+        "the lock file has `schemaVersion` {found}; this mcpseal reads version {LOCK_SCHEMA_VERSION}"
+    )]
     Newer {
         /// The version found.
         found: u64,
@@ -114,7 +116,9 @@ pub enum LockError {
     #[error("the lock file is malformed: {0}")]
     Shape(String),
     /// The stored hash does not match the stored surface.
-    #[error("the lock file was edited by hand: the stored `{field}` does not match its surface (stored {stored}, computed {computed})")]
+    #[error(
+        "the lock file was edited by hand: the stored `{field}` does not match its surface (stored {stored}, computed {computed})"
+    )]
     EditedByHand {
         /// `sha256` or `items`.
         field: &'static str,
@@ -141,9 +145,7 @@ impl LockError {
             LockError::NotJson(_) | LockError::Shape(_) => {
                 "restore it from version control (`git checkout -- surface.lock.json`) or delete it and run `mcpseal lock`"
             }
-            LockError::Newer { .. } => {
-                "upgrade mcpseal to the version that wrote this lock file"
-            }
+            LockError::Newer { .. } => "upgrade mcpseal to the version that wrote this lock file",
             LockError::EditedByHand { .. } | LockError::Version(_) | LockError::Pointer(_) => {
                 "lock files are written by `mcpseal lock` only: restore it with `git checkout -- surface.lock.json`, or delete it and run `mcpseal lock`"
             }
@@ -171,7 +173,8 @@ impl LockFile {
         }) {
             return Err(LockError::Conflict { line: i + 1 });
         }
-        let doc: Value = serde_json::from_str(text).map_err(|e| LockError::NotJson(e.to_string()))?;
+        let doc: Value =
+            serde_json::from_str(text).map_err(|e| LockError::NotJson(e.to_string()))?;
         let Value::Object(mut top) = doc else {
             return Err(LockError::Shape("the top level is not an object".into()));
         };
@@ -179,7 +182,9 @@ impl LockFile {
         match top.remove("schemaVersion") {
             Some(Value::Number(n)) => match n.as_u64() {
                 Some(LOCK_SCHEMA_VERSION) => {}
-                Some(found) if found > LOCK_SCHEMA_VERSION => return Err(LockError::Newer { found }),
+                Some(found) if found > LOCK_SCHEMA_VERSION => {
+                    return Err(LockError::Newer { found });
+                }
                 _ => return Err(shape("`schemaVersion` must be 1")),
             },
             _ => return Err(shape("`schemaVersion` is missing")),
@@ -399,7 +404,10 @@ mod tests {
         assert!(text.contains("\"resources\": []"));
         // Exclusion: the description is stored, not hashed.
         assert!(text.contains("\"t 1\""));
-        assert_eq!(l.declared.items["tools"]["clock"]["descriptionSha256"], Value::Null);
+        assert_eq!(
+            l.declared.items["tools"]["clock"]["descriptionSha256"],
+            Value::Null
+        );
     }
 
     #[test]
@@ -408,7 +416,10 @@ mod tests {
         let edited = text.replace("\"type\": \"object\"", "\"type\": \"string\"");
         assert!(matches!(
             LockFile::parse(&edited),
-            Err(LockError::EditedByHand { field: "sha256", .. })
+            Err(LockError::EditedByHand {
+                field: "sha256",
+                ..
+            })
         ));
         // An edit inside an excluded part is not covered by the hash.
         assert!(LockFile::parse(&text.replace("\"t 1\"", "\"t 2\"")).is_ok());
@@ -425,13 +436,19 @@ mod tests {
     fn refusals() {
         let text = lock().render();
         let conflict = format!("<<<<<<< HEAD\n{text}=======\n{text}>>>>>>> branch\n");
-        assert_eq!(LockFile::parse(&conflict), Err(LockError::Conflict { line: 1 }));
+        assert_eq!(
+            LockFile::parse(&conflict),
+            Err(LockError::Conflict { line: 1 })
+        );
         assert!(matches!(LockFile::parse("{"), Err(LockError::NotJson(_))));
         let newer = text.replace("\"schemaVersion\": 1", "\"schemaVersion\": 2");
         assert_eq!(LockFile::parse(&newer), Err(LockError::Newer { found: 2 }));
         assert!(matches!(LockFile::parse("[]"), Err(LockError::Shape(_))));
         let bad_version = text.replace("\"version\": \"1.0.0\"", "\"version\": \"latest\"");
-        assert!(matches!(LockFile::parse(&bad_version), Err(LockError::Version(_))));
+        assert!(matches!(
+            LockFile::parse(&bad_version),
+            Err(LockError::Version(_))
+        ));
     }
 
     #[test]

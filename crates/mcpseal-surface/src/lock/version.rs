@@ -155,7 +155,6 @@ fn pep440(text: &str) -> Result<semver::Version, String> {
     }
     let mut pre = None;
     let mut post = None;
-    rest = rest.trim_start_matches(['.', '-', '_']);
     for (names, label) in [
         (&["alpha", "a"][..], "alpha"),
         (&["beta", "b"][..], "beta"),
@@ -164,7 +163,8 @@ fn pep440(text: &str) -> Result<semver::Version, String> {
         if pre.is_some() {
             break;
         }
-        if let Some(after) = names.iter().find_map(|n| rest.strip_prefix(n)) {
+        let trimmed = rest.trim_start_matches(['.', '-', '_']);
+        if let Some(after) = names.iter().find_map(|n| trimmed.strip_prefix(n)) {
             let (n, after) = number(after.trim_start_matches(['.', '-', '_']));
             pre = Some(format!("{label}.{}", n.unwrap_or(0)));
             rest = after;
@@ -172,7 +172,10 @@ fn pep440(text: &str) -> Result<semver::Version, String> {
     }
     let before_post = rest;
     rest = rest.trim_start_matches(['.', '_']);
-    if let Some(after) = ["post", "rev", "r"].iter().find_map(|n| rest.strip_prefix(n)) {
+    if let Some(after) = ["post", "rev", "r"]
+        .iter()
+        .find_map(|n| rest.strip_prefix(n))
+    {
         let (n, after) = number(after.trim_start_matches(['.', '-', '_']));
         post = Some(n.unwrap_or(0));
         rest = after;
@@ -262,8 +265,14 @@ mod tests {
 
     #[test]
     fn refused() {
-        for bad in ["1.0.dev3", "1!2.0", "1.2.3.4", "", "latest", "1.x", "1..2", "1.0foo"] {
-            assert!(sv(bad).starts_with("ERR"), "{bad} should be refused: {}", sv(bad));
+        for bad in [
+            "1.0.dev3", "1!2.0", "1.2.3.4", "", "latest", "1.x", "1..2", "1.0foo",
+        ] {
+            assert!(
+                sv(bad).starts_with("ERR"),
+                "{bad} should be refused: {}",
+                sv(bad)
+            );
         }
         let e = Version::parse("1.0.dev3").err().map(|e| e.to_string());
         assert!(e.is_some_and(|m| m.contains("development releases")));

@@ -1,0 +1,22 @@
+//! Locking a surface next to the server's version: the pure rules behind `mcpseal lock`,
+//! `check` and `verify`.
+//!
+//! * [`file`]: the lock file (`surface.lock.json`), its integrity check and its stable bytes;
+//! * [`version`]: server versions (semver, a leading `v`, PEP 440 mapped to semver);
+//! * [`exclude`]: JSON Pointers naming volatile parts left out of the hash;
+//! * [`rules`]: which version a change needs, and what `lock` does about it.
+//!
+//! No I/O here: the `mcpseal` crate reads manifests, captures servers and writes the file
+//! atomically.
+
+pub mod exclude;
+pub mod file;
+pub mod rules;
+pub mod version;
+
+pub use exclude::{Pointer, PointerError};
+pub use file::{Declared, LOCK_SCHEMA_VERSION, LockError, LockFile, items_of, pretty};
+pub use rules::{
+    ChangeKinds, LockDecision, Need, Refusal, RefusalReason, Relation, RuleOptions, decide_lock,
+};
+pub use version::{Version, VersionError};
