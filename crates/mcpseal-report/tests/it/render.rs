@@ -337,3 +337,22 @@ fn finding_sections_work_for_other_report_types() {
     );
     assert_eq!(render_findings_text(&[], &PLAIN), "No findings.\n");
 }
+
+#[test]
+fn server_text_cannot_draw_on_the_terminal_or_break_markdown() {
+    let mut report = support::legacy();
+    report.findings[0].observed = "answer \u{1b}[2J\u{1b}]0;owned\u{7} | <img src=x>\nnext".into();
+    report
+        .diagnostics
+        .push("[stderr] \u{1b}[31mred\u{1b}[0m\r".into());
+    report.crashed_rules[0].error = "boom\u{1b}[1A".into();
+    let text = render_probe(&report, Format::Text, &VERBOSE);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\r'),
+        "{text}"
+    );
+    assert!(text.contains("answer \\u{1b}[2J"), "{text}");
+    let md = render_probe(&report, Format::Markdown, &PLAIN);
+    assert!(!md.contains('\u{1b}') && !md.contains("<img"), "{md}");
+    assert!(md.contains("&lt;img src=x&gt;<br>next"), "{md}");
+}
