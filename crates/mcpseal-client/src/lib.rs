@@ -50,5 +50,5 @@ pub use era::{
 pub use exchange::{Exchange, Header, TransportError, TransportErrorKind, TransportKind};
 pub use http::{MetadataResponse, RawResponse};
 pub use redact::Redactor;
-pub use target::{Limits, Options, Target, parse_header};
+pub use target::{Limits, Options, Target, parse_header, redact_url};
 pub use tokenize::{TokenizeError, tokenize};

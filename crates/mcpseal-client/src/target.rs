@@ -47,11 +47,12 @@ impl Target {
         Target::Http { url: url.into() }
     }
 
-    /// How the target is shown in reports: the URL, or the command line with arguments that
+    /// How the target is shown in reports: the URL (credentials in its user-info or in
+    /// query parameters named like secrets redacted), or the command line with arguments that
     /// contain spaces quoted.
     pub fn display(&self) -> String {
         match self {
-            Target::Http { url } => url.clone(),
+            Target::Http { url } => redact_url(url),
             Target::Stdio { program, args } => std::iter::once(program)
                 .chain(args)
                 .map(|a| {
@@ -64,6 +65,49 @@ impl Target {
                 .collect::<Vec<_>>()
                 .join(" "),
         }
+    }
+}
+
+/// `url` with its user-info and the values of query parameters whose names contain `key`,
+/// `token`, `secret`, `password` or `auth` replaced by `[redacted]`.
+pub fn redact_url(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let (authority, tail) = match rest.find(['/', '?', '#']) {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    let authority = match authority.rsplit_once('@') {
+        Some((_, host)) => format!("[redacted]@{host}"),
+        None => authority.to_owned(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let (query, fragment) = match query.split_once('#') {
+                Some((q, f)) => (q, format!("#{f}")),
+                None => (query, String::new()),
+            };
+            let query = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((k, _))
+                        if ["key", "token", "secret", "password", "auth"]
+                            .iter()
+                            .any(|w| k.to_ascii_lowercase().contains(w)) =>
+                    {
+                        format!("{k}=[redacted]")
+                    }
+                    _ => pair.to_owned(),
+                })
+                .collect::<Vec<_>>()
+                .join("&");
+            format!("{path}?{query}{fragment}")
+        }
+        None => tail.to_owned(),
+    };
+    if scheme.is_empty() {
+        format!("{authority}{tail}")
+    } else {
+        format!("{scheme}://{authority}{tail}")
     }
 }
 
@@ -160,6 +204,22 @@ mod tests {
         );
         assert!(parse_header("no colon").is_err());
         assert!(parse_header("bad name: x").is_err());
+    }
+
+    #[test]
+    fn urls_are_shown_without_credentials() {
+        assert_eq!(
+            redact_url("https://user:pw@example.com/mcp?api_key=abc&x=1#f"),
+            "https://[redacted]@example.com/mcp?api_key=[redacted]&x=1#f"
+        );
+        assert_eq!(
+            redact_url("http://127.0.0.1:8080/mcp"),
+            "http://127.0.0.1:8080/mcp"
+        );
+        assert_eq!(
+            Target::http("http://h/mcp?token=t").display(),
+            "http://h/mcp?token=[redacted]"
+        );
     }
 
     #[test]
