@@ -1,0 +1,320 @@
+//! Real MCP servers as test peers: the pinned cohort of `tests/peers/peers.json` (npm reference
+//! servers on the 2025 SDK, the PyPI servers and our TS/Python/rmcp servers on 2026-capable SDKs,
+//! stdio and Streamable HTTP, dual-era and modern-only), one test per peer so a failure names it.
+//!
+//! Each test checks its peer against `tests/peers/expectations/<id>.json`: two snapshots with the
+//! same fingerprint, the era and counts (and the fingerprint when it is stable across machines);
+//! the probe's exact set of rule ids, none crashed; `lock` then `check` passing on the unchanged
+//! server. The observed values are written to `target/peers-rows/<id>.json` whatever the outcome.
+//! `peers_doc_is_current` keeps `docs/peers.md` equal to what the expectations render to
+//! (`MCPSEAL_UPDATE_PEERS_DOC=1` rewrites it).
+//!
+//! Needs `bash tests/peers/install.sh` first (scripts/test runs it); a missing peer fails, it is
+//! never skipped.
+
+#[path = "peers/expect.rs"]
+mod expect;
+#[path = "peers/harness.rs"]
+mod harness;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use expect::{Counts, Expectations};
+use harness::{PeerRun, all_peers, has_subcommand, peer, repo_root};
+
+/// Whole-test budget per peer (every command also has its own deadline).
+const PEER_BUDGET: Duration = Duration::from_secs(100);
+
+macro_rules! peer_tests {
+    ($($name:ident => $id:literal,)*) => {
+        /// Peers with a test, in peers.json order.
+        const TESTED: &[&str] = &[$($id),*];
+        $(
+            #[test]
+            fn $name() {
+                check_peer($id);
+            }
+        )*
+    };
+}
+
+peer_tests! {
+    everything_stdio => "everything-stdio",
+    everything_http => "everything-http",
+    filesystem_stdio => "filesystem-stdio",
+    memory_stdio => "memory-stdio",
+    sequential_thinking_stdio => "sequential-thinking-stdio",
+    time_stdio => "time-stdio",
+    git_stdio => "git-stdio",
+    ts_stdio => "ts-stdio",
+    ts_stdio_modern => "ts-stdio-modern",
+    ts_http => "ts-http",
+    ts_http_modern => "ts-http-modern",
+    py_stdio => "py-stdio",
+    py_http => "py-http",
+    rmcp_stdio => "rmcp-stdio",
+    rmcp_stdio_modern => "rmcp-stdio-modern",
+    rmcp_http => "rmcp-http",
+    rmcp_http_modern => "rmcp-http-modern",
+}
+
+/// Mismatches collected over one test, reported together.
+#[derive(Default)]
+struct Problems(Vec<String>);
+
+impl Problems {
+    fn check<T: PartialEq + std::fmt::Debug>(&mut self, what: &str, observed: T, expected: T) {
+        if observed != expected {
+            self.0
+                .push(format!("{what}: observed {observed:?}, expected {expected:?}"));
+        }
+    }
+    fn push(&mut self, s: String) {
+        self.0.push(s);
+    }
+}
+
+fn counts_of(doc: &Value) -> Counts {
+    let n = |k: &str| doc["counts"][k].as_u64();
+    Counts {
+        tools: n("tools"),
+        resources: n("resources"),
+        resource_templates: n("resourceTemplates"),
+        prompts: n("prompts"),
+    }
+}
+
+fn check_peer(id: &str) {
+    let started = Instant::now();
+    let peer = peer(id);
+    let exp = expect::load(id);
+    let run = PeerRun::start(peer);
+    let mut problems = Problems::default();
+    let mut row = json!({ "id": id, "transport": peer.transport, "servedEra": peer.era });
+    let mut timings = BTreeMap::new();
+
+    // Snapshot, twice.
+    let mut fingerprints = Vec::new();
+    for i in 0..2 {
+        let out = run.mcpseal(&["snapshot", "--format", "json"]);
+        timings.insert(format!("snapshot{}", i + 1), out.elapsed.as_millis());
+        let doc = match (out.code, out.json()) {
+            (Some(0), Ok(doc)) => doc,
+            _ => panic!(
+                "peer `{id}`: snapshot {} failed\n{}\nserver:\n{}",
+                i + 1,
+                out.describe(),
+                run.server_log()
+            ),
+        };
+        let fp = doc["sha256"].as_str().unwrap_or_default().to_owned();
+        if i == 0 {
+            row["snapshot"] = json!({
+                "era": doc["era"],
+                "serverName": doc["server"],
+                "counts": serde_json::to_value(counts_of(&doc)).expect("counts serialise"),
+                "fingerprint": fp,
+            });
+            let s = &exp.snapshot;
+            problems.check("snapshot era", doc["era"].as_str(), Some(s.era.as_str()));
+            problems.check(
+                "snapshot server name",
+                doc["server"].as_str(),
+                Some(s.server_name.as_str()),
+            );
+            problems.check(
+                "snapshot server name vs peers.json server_info",
+                doc["server"].as_str(),
+                Some(peer.server_info.name.as_str()),
+            );
+            problems.check("snapshot counts", counts_of(&doc), s.counts.clone());
+            if let Some(expected) = &s.fingerprint {
+                problems.check("fingerprint", fp.as_str(), expected.as_str());
+            }
+        }
+        fingerprints.push(fp);
+    }
+    problems.check(
+        "second snapshot's fingerprint",
+        fingerprints[1].as_str(),
+        fingerprints[0].as_str(),
+    );
+
+    // Lock, then check on the unchanged server.
+    if has_subcommand("lock") && has_subcommand("check") {
+        match &exp.lock {
+            None => problems.push(
+                "`mcpseal lock` exists but the expectations have no `lock` section".to_owned(),
+            ),
+            Some(lock) => {
+                problems.check(
+                    "lock serverVersion vs peers.json server_info.version",
+                    lock.server_version.as_str(),
+                    peer.server_version(),
+                );
+                let dir = tempfile::tempdir().expect("temp dir");
+                let lock_file = dir.path().join("mcpseal.lock");
+                let lock_arg = lock_file.to_string_lossy().into_owned();
+                let out = run.mcpseal(&[
+                    "lock",
+                    "--server-version",
+                    &lock.server_version,
+                    "--lock",
+                    &lock_arg,
+                ]);
+                timings.insert("lock".to_owned(), out.elapsed.as_millis());
+                row["lock"] = json!({ "lockExit": out.code });
+                if out.code != Some(0) || !lock_file.exists() {
+                    problems.push(format!("lock failed or wrote no file\n{}", out.describe()));
+                } else {
+                    let out = run.mcpseal(&["check", "--lock", &lock_arg]);
+                    timings.insert("check".to_owned(), out.elapsed.as_millis());
+                    row["lock"]["checkExit"] = json!(out.code);
+                    if out.code != Some(0) {
+                        problems.push(format!(
+                            "check on the unchanged server failed\n{}",
+                            out.describe()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    // Probe.
+    if has_subcommand("probe") {
+        let out = run.mcpseal(&["probe", "--format", "json"]);
+        timings.insert("probe".to_owned(), out.elapsed.as_millis());
+        match out.json() {
+            Err(e) => problems.push(format!("probe: {e}")),
+            Ok(report) => {
+                let mut observed: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+                for f in report["findings"].as_array().into_iter().flatten() {
+                    let rule = f["ruleId"].as_str().unwrap_or("?").to_owned();
+                    observed.entry(rule).or_default().push(json!({
+                        "severity": f["severity"],
+                        "title": f["title"],
+                        "observed": f["observed"],
+                    }));
+                }
+                let crashed = report["crashedRules"].as_array().cloned().unwrap_or_default();
+                row["probe"] = json!({
+                    "exit": out.code,
+                    "state": report["state"],
+                    "ready": report["ready"],
+                    "summary": report["summary"],
+                    "crashedRules": crashed,
+                    "findings": observed,
+                });
+                if !crashed.is_empty() {
+                    problems.push(format!("probe: crashed rules {crashed:?}"));
+                }
+                match &exp.probe {
+                    None => problems.push(
+                        "`mcpseal probe` exists but the expectations have no `probe` section"
+                            .to_owned(),
+                    ),
+                    Some(p) => {
+                        problems.check("probe state", report["state"].as_str(), Some(&*p.state));
+                        problems.check("probe ready", report["ready"].as_bool(), Some(p.ready));
+                        let got: Vec<&String> = observed.keys().collect();
+                        let want: Vec<&String> = p.findings.keys().collect();
+                        if got != want {
+                            let unexpected: Vec<_> =
+                                got.iter().filter(|r| !p.findings.contains_key(**r)).collect();
+                            let missing: Vec<_> =
+                                want.iter().filter(|r| !observed.contains_key(**r)).collect();
+                            problems.push(format!(
+                                "probe rule ids: observed {got:?}, expected {want:?} \
+                                 (unexpected {unexpected:?}, missing {missing:?}); unexpected \
+                                 findings: {}",
+                                serde_json::to_string_pretty(
+                                    &unexpected
+                                        .iter()
+                                        .map(|r| (r.as_str(), &observed[r.as_str()]))
+                                        .collect::<BTreeMap<_, _>>()
+                                )
+                                .unwrap_or_default()
+                            ));
+                        }
+                        for (rule, fs) in &observed {
+                            if let Some(e) = p.findings.get(rule) {
+                                for f in fs {
+                                    problems.check(
+                                        &format!("probe {rule} severity"),
+                                        f["severity"].as_str(),
+                                        Some(e.severity.as_str()),
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    let elapsed = started.elapsed();
+    row["timingsMs"] = json!(timings);
+    row["totalMs"] = json!(elapsed.as_millis());
+    write_row(id, &row);
+    drop(run);
+    assert!(
+        problems.0.is_empty(),
+        "peer `{id}` does not match tests/peers/expectations/{id}.json (observed: \
+         target/peers-rows/{id}.json):\n- {}",
+        problems.0.join("\n- ")
+    );
+    assert!(
+        elapsed < PEER_BUDGET,
+        "peer `{id}` took {elapsed:?} (budget {PEER_BUDGET:?})"
+    );
+}
+
+fn write_row(id: &str, row: &Value) {
+    let dir = repo_root().join("target/peers-rows");
+    std::fs::create_dir_all(&dir).expect("target/peers-rows");
+    let mut text = serde_json::to_string_pretty(row).expect("row serialises");
+    text.push('\n');
+    std::fs::write(dir.join(format!("{id}.json")), text).expect("row written");
+}
+
+/// Every peer in peers.json has a test and an expectations file, and there is no stray file.
+#[test]
+fn every_peer_has_a_test_and_expectations() {
+    let ids: Vec<&str> = all_peers().iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, TESTED, "peers.json and the tests in peers.rs disagree");
+    let mut files: Vec<String> = std::fs::read_dir(expect::expectations_dir())
+        .expect("tests/peers/expectations exists")
+        .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    let mut want: Vec<String> = ids.iter().map(|id| format!("{id}.json")).collect();
+    want.sort();
+    assert_eq!(files, want, "tests/peers/expectations/ vs peers.json");
+    for id in ids {
+        let e: Expectations = expect::load(id);
+        assert_eq!(e.id, id);
+    }
+}
+
+/// `docs/peers.md` is what the expectations render to.
+#[test]
+fn peers_doc_is_current() {
+    let rendered = expect::render_doc();
+    let path = expect::doc_path();
+    if std::env::var_os("MCPSEAL_UPDATE_PEERS_DOC").is_some() {
+        std::fs::create_dir_all(path.parent().expect("docs/")).expect("docs/");
+        std::fs::write(&path, &rendered).expect("docs/peers.md written");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == rendered,
+        "docs/peers.md is stale\nhint: run `MCPSEAL_UPDATE_PEERS_DOC=1 cargo nextest run -p \
+         mcpseal-cli --test peers peers_doc` and commit it"
+    );
+}
