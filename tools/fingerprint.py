@@ -11,6 +11,9 @@ lowercase hex SHA-256 of the canonical bytes, or with --canonical the canonical 
 themselves (UTF-8, no trailing newline). --unchecked skips the fail-closed identity checks
 (duplicates, missing identity), which mcp-surface/1 itself does not make.
 
+--batch (alone) runs many command lines in one process: stdin is a JSON array of
+{"args": [...], "input": "<capture text>"}, stdout a JSON array of {"code": n, "stdout": "..."}.
+
 Exit status: 0 ok, 1 the capture fails closed (duplicate or missing identity, lone surrogate),
 2 usage or unreadable input.
 """
@@ -55,13 +58,20 @@ def _float(text):
     return f
 
 
+class Obj(dict):
+    """A JSON object. Duplicate keys: the last one wins, as in JavaScript; the values it
+    overwrote are kept aside in `dropped`, because they must still be free of lone surrogates
+    (the Rust implementation parses them too)."""
+
+    __slots__ = ("dropped",)
+
+
 def _pairs(pairs):
-    # Duplicate keys: the last one wins, as in JavaScript; the value it overwrites must still
-    # be free of lone surrogates (the Rust implementation parses it too).
-    d = {}
+    d = Obj()
+    d.dropped = []
     for k, v in pairs:
         if k in d:
-            check_surrogates(d[k], "an overwritten duplicate key")
+            d.dropped.append(d[k])
         d[k] = v
     return d
 
@@ -91,6 +101,7 @@ def check_surrogates(value, where):
         elif isinstance(v, dict):
             stack.extend(v.keys())
             stack.extend(v.values())
+            stack.extend(getattr(v, "dropped", ()))
 
 
 # ---------------------------------------------------------------- RFC 8785
@@ -211,11 +222,14 @@ def build_list(kind, cap, strict):
         return None  # not captured
     if cap.get("failure") is not None:
         return None
-    pages = cap.get("pages") or []
+    pages = cap.get("pages", [])
     if not pages:
         return None
-    for page in pages:  # pass 1: structure
-        if not isinstance(page, dict) or not isinstance(page.get(kind), list):
+    for p, page in enumerate(pages):  # pass 1: structure (keys are parsed, so checked, here)
+        if not isinstance(page, dict):
+            return None
+        check_surrogates(list(page.keys()), "%s page %d" % (kind, p + 1))
+        if not isinstance(page.get(kind), list):
             return None
     items = []
     for p, page in enumerate(pages):  # pass 2: content
@@ -238,9 +252,40 @@ def build_list(kind, cap, strict):
     return keyed
 
 
-def normalise(capture, form, strict=True):
+FAILURE_KINDS = ("error", "transport", "pageCap", "cursorLoop")
+
+
+def validate_capture(capture):
+    """The shape checks the Rust types make when they parse a capture (unknown fields ignored)."""
     if not isinstance(capture, dict) or capture.get("era") not in ERAS:
         raise BadCapture("not a raw capture (era must be one of %s)" % ", ".join(ERAS))
+    sf = capture.get("serverFailure")
+    if sf is not None and not isinstance(sf, str):
+        raise BadCapture("serverFailure must be a string")
+    check_surrogates(sf, "capture")
+    lists = capture.get("lists", {})
+    if not isinstance(lists, dict):
+        raise BadCapture("lists must be an object")
+    for kind, _ in LISTS:
+        cap = lists.get(kind)
+        if cap is None:
+            continue
+        if not isinstance(cap, dict):
+            raise BadCapture("lists.%s must be an object" % kind)
+        if not isinstance(cap.get("pages", []), list):
+            raise BadCapture("lists.%s.pages must be an array" % kind)
+        failure = cap.get("failure")
+        if failure is None:
+            continue
+        if not isinstance(failure, dict) or failure.get("kind") not in FAILURE_KINDS:
+            raise BadCapture("lists.%s.failure.kind must be one of %s" % (kind, ", ".join(FAILURE_KINDS)))
+        if not isinstance(failure.get("message", ""), str):
+            raise BadCapture("lists.%s.failure.message must be a string" % kind)
+        check_surrogates(failure.get("message"), "capture")
+
+
+def normalise(capture, form, strict=True):
+    validate_capture(capture)
     era = capture["era"]
     server = capture.get("server")
     check_surrogates(server, "server")
@@ -314,7 +359,39 @@ def fingerprint(capture, form="mcpseal/1", strict=True):
     return data, sha256_hex(data), items
 
 
+def run(argv, stdin_bytes):
+    """Runs one command line; returns (exit status, stdout bytes, stderr text)."""
+    import io
+
+    out, err = io.BytesIO(), io.StringIO()
+    saved = sys.stdout, sys.stderr, sys.stdin
+    sys.stdout = io.TextIOWrapper(out, encoding="utf-8", newline="\n")
+    sys.stderr = err
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin_bytes), encoding="utf-8")
+    try:
+        code = main(argv)
+        sys.stdout.flush()
+        captured = out.getvalue()
+    finally:
+        sys.stdout, sys.stderr, sys.stdin = saved
+    return code, captured, err.getvalue()
+
+
+def batch():
+    """--batch: stdin is a JSON array of {"args": [...], "input": "<text>"}; stdout a JSON
+    array of {"code": n, "stdout": "<text>"}. One process for many runs (used by the tests)."""
+    jobs = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    results = []
+    for job in jobs:
+        code, out, _ = run(job["args"], job["input"].encode("utf-8", "surrogatepass"))
+        results.append({"code": code, "stdout": out.decode("utf-8")})
+    sys.stdout.write(json.dumps(results))
+    return 0
+
+
 def main(argv):
+    if argv == ["--batch"]:
+        return batch()
     form = "mcpseal/1"
     show_canonical = show_items = unchecked = value_mode = False
     path = None
@@ -345,7 +422,11 @@ def main(argv):
         sys.stderr.write("error: missing CAPTURE.json\nhint: python3 tools/fingerprint.py --help\n")
         return 2
     try:
-        raw = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
+        if path == "-":
+            raw = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as f:
+                raw = f.read()
         doc = loads(raw)
         if value_mode:
             check_surrogates(doc, "value")

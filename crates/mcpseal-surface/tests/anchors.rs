@@ -16,23 +16,53 @@ fn capture_of(anchor_raw: &Value) -> (RawCapture, Vec<u8>) {
     )
 }
 
-fn check_python(args: &[&str], stdin: &[u8], canonical: &str, sha: &str, id: &str) {
-    let mut with_canon = args.to_vec();
-    with_canon.push("--canonical");
-    let (code, out) = common::python(&with_canon, stdin);
-    assert_eq!(code, 0, "{id}: python exit code");
-    assert_eq!(
-        String::from_utf8(out).expect("utf-8"),
-        canonical,
-        "{id}: python bytes"
-    );
-    let (code, out) = common::python(args, stdin);
-    assert_eq!(code, 0, "{id}: python exit code");
-    assert_eq!(
-        String::from_utf8(out).expect("utf-8").trim_end(),
-        sha,
-        "{id}: python sha"
-    );
+/// Python jobs collected during a test and checked at its end (one Python process).
+#[derive(Default)]
+struct PyChecks {
+    jobs: Vec<(Vec<&'static str>, String)>,
+    want: Vec<(i32, String, String)>,
+}
+
+impl PyChecks {
+    fn bytes_and_sha(
+        &mut self,
+        args: &[&'static str],
+        stdin: &[u8],
+        canonical: &str,
+        sha: &str,
+        id: &str,
+    ) {
+        let stdin = String::from_utf8(stdin.to_vec()).expect("utf-8");
+        let mut with_canon = args.to_vec();
+        with_canon.push("--canonical");
+        self.jobs.push((with_canon, stdin.clone()));
+        self.want
+            .push((0, canonical.to_owned(), format!("{id}: python bytes")));
+        self.jobs.push((args.to_vec(), stdin));
+        self.want
+            .push((0, format!("{sha}\n"), format!("{id}: python sha")));
+    }
+
+    fn code(&mut self, args: &[&'static str], stdin: &[u8], code: i32, id: &str) {
+        let stdin = String::from_utf8(stdin.to_vec()).expect("utf-8");
+        self.jobs.push((args.to_vec(), stdin));
+        self.want.push((code, String::new(), id.to_owned()));
+    }
+
+    fn run(self) {
+        let jobs: Vec<(Vec<&str>, &str)> = self
+            .jobs
+            .iter()
+            .map(|(a, s)| (a.clone(), s.as_str()))
+            .collect();
+        let got = common::python_batch(&jobs);
+        for ((code, out), (want_code, want_out, what)) in got.into_iter().zip(self.want) {
+            assert_eq!(code, want_code, "{what}");
+            if want_code == 0 {
+                assert_eq!(out, want_out, "{what}");
+            }
+        }
+    }
 }
 
 #[test]
@@ -45,7 +75,9 @@ fn spec_7_1_vector() {
     let got = surface.canonical_bytes(Form::McpSurface1);
     assert_eq!(String::from_utf8(got).expect("utf-8"), want);
     assert_eq!(surface.fingerprint(Form::McpSurface1).sha256, sha);
-    check_python(&["--form", "mcp-surface/1"], &bytes, want, sha, "spec-7.1");
+    let mut py = PyChecks::default();
+    py.bytes_and_sha(&["--form", "mcp-surface/1"], &bytes, want, sha, "spec-7.1");
+    py.run();
 }
 
 #[test]
@@ -53,6 +85,7 @@ fn derived_edge_vectors() {
     let file = common::read_json("anchors/derived-edge-vectors.json");
     let vectors = file["vectors"].as_array().expect("vectors");
     assert_eq!(vectors.len(), 11);
+    let mut py = PyChecks::default();
     for v in vectors {
         let id = v["id"].as_str().expect("id");
         let input = v["input"].as_str().expect("input is JSON text");
@@ -67,14 +100,14 @@ fn derived_edge_vectors() {
             Some("value") => {
                 let value: Value = serde_json::from_str(input).expect("value");
                 assert_eq!(String::from_utf8(jcs(&value)).expect("utf-8"), want, "{id}");
-                check_python(&["--value"], input.as_bytes(), want, sha, id);
+                py.bytes_and_sha(&["--value"], input.as_bytes(), want, sha, id);
             }
             Some("raw-capture") => {
                 let raw: Value = serde_json::from_str(input).expect("raw capture");
                 let (capture, bytes) = capture_of(&raw);
                 let got = mcp_surface_1_bytes_unchecked(&capture).expect("unchecked");
                 assert_eq!(String::from_utf8(got).expect("utf-8"), want, "{id}");
-                check_python(
+                py.bytes_and_sha(
                     &["--form", "mcp-surface/1", "--unchecked"],
                     &bytes,
                     want,
@@ -85,8 +118,12 @@ fn derived_edge_vectors() {
                     // mcpseal fails closed on what mcp-surface tolerates.
                     let err = Surface::from_capture(&capture).expect_err("refused");
                     assert!(matches!(err, SurfaceError::MissingIdentity { .. }), "{err}");
-                    let (code, _) = common::python(&["--form", "mcp-surface/1"], &bytes);
-                    assert_eq!(code, 1, "python refuses too");
+                    py.code(
+                        &["--form", "mcp-surface/1"],
+                        &bytes,
+                        1,
+                        "python refuses too",
+                    );
                 } else {
                     let surface = Surface::from_capture(&capture).expect("strict surface");
                     assert_eq!(surface.fingerprint(Form::McpSurface1).sha256, sha, "{id}");
@@ -95,4 +132,5 @@ fn derived_edge_vectors() {
             other => panic!("{id}: unknown inputKind {other:?}"),
         }
     }
+    py.run();
 }

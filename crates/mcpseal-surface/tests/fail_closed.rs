@@ -49,12 +49,31 @@ fn item(id_key: &str, id: &str) -> String {
     }
 }
 
-fn python_code(text: &str) -> i32 {
-    common::python(&[], text.as_bytes()).0
+/// Captures whose Python exit code is checked at the end of a test, in one process.
+#[derive(Default)]
+struct Py(Vec<(String, i32, String)>);
+
+impl Py {
+    fn expect(&mut self, text: &str, code: i32, what: impl Into<String>) {
+        self.0.push((text.to_owned(), code, what.into()));
+    }
+
+    fn run(self) {
+        let jobs: Vec<(Vec<&str>, &str)> = self
+            .0
+            .iter()
+            .map(|(t, _, _)| (vec![], t.as_str()))
+            .collect();
+        let got = common::python_batch(&jobs);
+        for ((code, _), (_, want, what)) in got.into_iter().zip(&self.0) {
+            assert_eq!(code, *want, "python: {what}");
+        }
+    }
 }
 
 #[test]
 fn duplicates_refused_in_each_list_and_distinct_accepted() {
+    let mut py = Py::default();
     for (kind, key, id_key) in LISTS {
         for split in [false, true] {
             let dup = capture(key, &[&item(id_key, "x"), &item(id_key, "x")], split);
@@ -64,12 +83,12 @@ fn duplicates_refused_in_each_list_and_distinct_accepted() {
                 }
                 other => panic!("{key}: expected duplicate error, got {other:?}"),
             }
-            assert_eq!(python_code(&dup), 1, "{key}: python refuses duplicates");
+            py.expect(&dup, 1, format!("{key}: refuses duplicates"));
 
             let distinct = capture(key, &[&item(id_key, "x"), &item(id_key, "X")], split);
             let s = Surface::from_slice(distinct.as_bytes()).expect("distinct accepted");
             assert_eq!(s.count(kind), Some(2));
-            assert_eq!(python_code(&distinct), 0, "{key}: python accepts");
+            py.expect(&distinct, 0, format!("{key}: accepts distinct"));
         }
     }
     // Duplicates by code unit only: "é" precomposed vs decomposed are different identities.
@@ -79,10 +98,13 @@ fn duplicates_refused_in_each_list_and_distinct_accepted() {
         false,
     );
     assert!(Surface::from_slice(nfc.as_bytes()).is_ok());
+    py.expect(&nfc, 0, "NFC vs NFD");
+    py.run();
 }
 
 #[test]
 fn missing_or_non_string_identity_refused() {
+    let mut py = Py::default();
     for (kind, key, id_key) in LISTS {
         let bad_items = [
             r#"{"description":"no identity"}"#.to_owned(),
@@ -99,7 +121,7 @@ fn missing_or_non_string_identity_refused() {
                 }
                 other => panic!("{key} {bad}: expected missing identity, got {other:?}"),
             }
-            assert_eq!(python_code(&text), 1, "{key} {bad}: python refuses");
+            py.expect(&text, 1, format!("{key} {bad}"));
         }
         let good = capture(key, &[&item(id_key, "ok"), &item(id_key, "")], false);
         assert!(
@@ -111,6 +133,7 @@ fn missing_or_non_string_identity_refused() {
 
 #[test]
 fn lone_surrogates_refused_anywhere_and_pairs_accepted() {
+    let mut py = Py::default();
     let lone = [
         r"\ud800",
         r"\udbff",
@@ -141,7 +164,7 @@ fn lone_surrogates_refused_anywhere_and_pairs_accepted() {
                 Err(SurfaceError::LoneSurrogate { .. }) => {}
                 other => panic!("{s} in {text}: expected lone surrogate error, got {other:?}"),
             }
-            assert_eq!(python_code(&text), 1, "python refuses {s} in {text}");
+            py.expect(&text, 1, format!("{s} in {text}"));
         }
     }
     // In a duplicated key whose value is overwritten (last one wins, as in JavaScript), at
@@ -164,7 +187,7 @@ fn lone_surrogates_refused_anywhere_and_pairs_accepted() {
             ),
             "{text}"
         );
-        assert_eq!(python_code(&text), 1, "python refuses {text}");
+        py.expect(&text, 1, text.clone());
     }
     // In a field of the capture document itself (serde parses it directly).
     let text = capture("tools", &[], false).replace(
@@ -175,6 +198,7 @@ fn lone_surrogates_refused_anywhere_and_pairs_accepted() {
         RawCapture::from_slice(text.as_bytes()),
         Err(SurfaceError::LoneSurrogate { .. })
     ));
+    py.expect(&text, 1, "serverFailure");
     // A proper pair, upper or lower case hex, is fine and is written as raw UTF-8.
     for pair in [r"\ud83d\ude00", r"\uD83D\uDE00"] {
         let text = capture("tools", &[&item("name", pair)], false);
@@ -185,7 +209,7 @@ fn lone_surrogates_refused_anywhere_and_pairs_accepted() {
                 .expect("utf-8")
                 .contains("\u{1f600}")
         );
-        assert_eq!(python_code(&text), 0);
+        py.expect(&text, 0, format!("pair {pair}"));
     }
     // A surrogate encoded directly as UTF-8 bytes (ED A0 80) is not UTF-8 at all.
     let mut bytes = capture("tools", &[&item("name", "X")], false).into_bytes();
@@ -199,6 +223,8 @@ fn lone_surrogates_refused_anywhere_and_pairs_accepted() {
         Surface::from_slice(&bytes),
         Err(SurfaceError::Capture { .. })
     ));
+    assert_eq!(common::python(&[], &bytes).0, 2, "python: not UTF-8");
+    py.run();
 }
 
 #[test]

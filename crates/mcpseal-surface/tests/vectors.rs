@@ -10,6 +10,9 @@ fn mcpseal_1_vectors() {
     let file = common::read_json("mcpseal-1-vectors.json");
     let vectors = file["vectors"].as_array().expect("vectors");
     assert!(vectors.len() >= 12, "at least 12 vectors");
+    let mut jobs: Vec<(Vec<&str>, &str)> = Vec::new();
+    let mut want: Vec<(String, String)> = Vec::new();
+    let mut items_want: Vec<serde_json::Value> = Vec::new();
     for v in vectors {
         let id = v["id"].as_str().expect("id");
         let raw = v["rawCapture"].as_str().expect("rawCapture is JSON text");

@@ -49,10 +49,15 @@ pub fn python_tool() -> PathBuf {
 /// Panics (fails the test) when python3 cannot be started: the second implementation is a
 /// required check, never skipped.
 pub fn python(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>) {
+    let mut all = args.to_vec();
+    all.push("-");
+    python_raw(&all, stdin)
+}
+
+fn python_raw(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>) {
     let mut child = Command::new("python3")
         .arg(python_tool())
         .args(args)
-        .arg("-")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -66,4 +71,31 @@ pub fn python(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>) {
         .expect("write stdin");
     let out = child.wait_with_output().expect("python3 ran");
     (out.status.code().unwrap_or(-1), out.stdout)
+}
+
+/// Runs many `tools/fingerprint.py ARGS -` command lines in one Python process
+/// (`--batch`); returns (exit code, stdout) per job, in order. Fails the test when python3
+/// cannot be started.
+pub fn python_batch(jobs: &[(Vec<&str>, &str)]) -> Vec<(i32, String)> {
+    let input: Vec<Value> = jobs
+        .iter()
+        .map(|(args, stdin)| {
+            let mut args: Vec<&str> = args.clone();
+            args.push("-");
+            json!({"args": args, "input": stdin})
+        })
+        .collect();
+    let (code, out) = python_raw(&["--batch"], &serde_json::to_vec(&input).expect("jobs"));
+    assert_eq!(code, 0, "python --batch failed");
+    let results: Vec<Value> = serde_json::from_slice(&out).expect("batch output is JSON");
+    assert_eq!(results.len(), jobs.len());
+    results
+        .iter()
+        .map(|r| {
+            (
+                i32::try_from(r["code"].as_i64().expect("code")).expect("small"),
+                r["stdout"].as_str().expect("stdout").to_owned(),
+            )
+        })
+        .collect()
 }
