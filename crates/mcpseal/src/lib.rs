@@ -10,6 +10,7 @@
 //! what to do), and the `mcpseal` binary decides how to render it and which exit code it means.
 
 mod connect;
+pub mod probe;
 mod rpc;
 mod snapshot;
 

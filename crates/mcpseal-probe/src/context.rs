@@ -1,0 +1,264 @@
+//! The only thing a rule sees: what the prelude learned, the transcript so far, and ways to send
+//! more probes. A rule never touches a transport, a socket or a child process.
+//!
+//! Every probe sent through the context is recorded, so the engine can tell afterwards whether
+//! the run was *measured* (every probe answered) or *incomplete* (some went unanswered).
+//! Metadata fetches ([`ProbeContext::fetch_metadata`]) are the exception: they go to other hosts
+//! (OAuth authorization servers), and an unreachable one says nothing about the MCP server.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use mcpseal_client::{
+    Connection, Exchange, HEADER_MCP_METHOD, HEADER_PROTOCOL_VERSION, MetadataResponse,
+    RawResponse, Request, Target, TransportKind,
+};
+use serde_json::{Value, json};
+use tokio::sync::OnceCell;
+
+use crate::prelude::{ClientPath, Prelude};
+use crate::protocol::BOGUS_URI;
+
+/// Records every probe sent on one connection.
+pub(crate) struct Recorder<'c> {
+    conn: &'c Connection,
+    transcript: Mutex<Vec<Exchange>>,
+    raw: Mutex<Vec<RawResponse>>,
+}
+
+impl<'c> Recorder<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> Self {
+        Recorder {
+            conn,
+            transcript: Mutex::new(Vec::new()),
+            raw: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub(crate) async fn send(&self, request: Request) -> Exchange {
+        let exchange = self.conn.send(request).await;
+        lock(&self.transcript).push(exchange.clone());
+        exchange
+    }
+
+    pub(crate) fn transport(&self) -> TransportKind {
+        self.conn.transport()
+    }
+
+    pub(crate) fn transcript(&self) -> Vec<Exchange> {
+        lock(&self.transcript).clone()
+    }
+
+    pub(crate) fn raw(&self) -> Vec<RawResponse> {
+        lock(&self.raw).clone()
+    }
+}
+
+/// What a rule receives.
+pub struct ProbeContext<'c> {
+    rec: Recorder<'c>,
+    prelude: Prelude,
+    results: OnceCell<Vec<Exchange>>,
+    get_stream: OnceCell<Option<RawResponse>>,
+    oauth: OnceCell<Vec<crate::oauth::AuthServer>>,
+    listen_timeout: Duration,
+}
+
+impl<'c> ProbeContext<'c> {
+    pub(crate) fn new(rec: Recorder<'c>, prelude: Prelude, listen_timeout: Duration) -> Self {
+        ProbeContext {
+            rec,
+            prelude,
+            results: OnceCell::new(),
+            get_stream: OnceCell::new(),
+            oauth: OnceCell::new(),
+            listen_timeout,
+        }
+    }
+
+    pub(crate) fn recorder(&self) -> &Recorder<'c> {
+        &self.rec
+    }
+
+    /// What the prelude learned: the era, capabilities, listings and root causes.
+    pub fn prelude(&self) -> &Prelude {
+        &self.prelude
+    }
+
+    /// The transport in use.
+    pub fn transport(&self) -> TransportKind {
+        self.rec.transport()
+    }
+
+    /// The endpoint URL (HTTP targets only).
+    pub fn endpoint_url(&self) -> Option<&str> {
+        match self.rec.conn.target() {
+            Target::Http { url } => Some(url),
+            Target::Stdio { .. } => None,
+        }
+    }
+
+    /// How long a `subscriptions/listen` probe waits for its acknowledgement.
+    pub fn listen_timeout(&self) -> Duration {
+        self.listen_timeout
+    }
+
+    /// Every exchange so far (prelude included), in order.
+    pub fn transcript(&self) -> Vec<Exchange> {
+        self.rec.transcript()
+    }
+
+    /// Every raw HTTP request so far.
+    pub fn raw_transcript(&self) -> Vec<RawResponse> {
+        self.rec.raw()
+    }
+
+    /// A 2026-07-28 request: the full `_meta` envelope and, over HTTP, the routing headers.
+    pub async fn call(&self, method: &str, params: Value) -> Exchange {
+        self.rec.send(Request::modern(method, Some(params))).await
+    }
+
+    /// A 2025-11-25 request: no envelope; over HTTP the session id and negotiated version of a
+    /// prelude handshake are echoed, as a 2025 client would.
+    pub async fn call_legacy(&self, method: &str, params: Value) -> Exchange {
+        self.rec.send(Request::legacy(method, Some(params))).await
+    }
+
+    /// Any request: envelope keys and headers omitted or overridden with the `Request`
+    /// builders (`without_envelope`, `without_meta_key`, `with_protocol_version`, `header`,
+    /// `without_header`, `without_standard_headers`, `wait`, `timeout`).
+    pub async fn call_with(&self, request: Request) -> Exchange {
+        self.rec.send(request).await
+    }
+
+    /// A request without the `_meta` envelope that still carries the 2026 routing headers over
+    /// HTTP (so only the envelope differs from [`ProbeContext::call`]).
+    pub async fn call_without_envelope(&self, method: &str, params: Value) -> Exchange {
+        self.rec.send(envelope_free(method, params)).await
+    }
+
+    /// The request the way a client that works with this server would send it: the 2026 path
+    /// when the server answers it, else the 2025 path of a stateful server. `None` when neither
+    /// works (the prelude then names the root cause).
+    pub async fn call_client(&self, method: &str, params: Value) -> Option<Exchange> {
+        let request = self.client_request(method, params)?;
+        Some(self.rec.send(request).await)
+    }
+
+    /// The request dressed for the client path (to adjust with the `Request` builders and
+    /// send with [`ProbeContext::call_with`]); `None` when no path works.
+    pub fn client_request(&self, method: &str, params: Value) -> Option<Request> {
+        Some(match self.prelude.path? {
+            ClientPath::Modern => Request::modern(method, Some(params)),
+            ClientPath::Legacy => Request::legacy(method, Some(params)),
+        })
+    }
+
+    /// A notification on the client path (e.g. `notifications/cancelled`).
+    pub async fn notify(&self, method: &str, params: Value) -> Exchange {
+        let request = match self.prelude.path {
+            Some(ClientPath::Legacy) => Request::legacy(method, Some(params)),
+            _ => Request::modern(method, Some(params)),
+        };
+        self.rec.send(request.notification()).await
+    }
+
+    /// A raw HTTP request to the endpoint (e.g. `GET` with `Accept: text/event-stream`), with
+    /// the user's headers and, when `with_session`, a legacy session id; a bounded preview of
+    /// the body. `None` on stdio. Recorded: no status counts as an unanswered probe.
+    pub async fn raw(&self, method: &str, headers: &[(&str, &str)]) -> Option<RawResponse> {
+        let headers: Vec<(String, String)> = headers
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+            .collect();
+        let raw = self.rec.conn.raw_request(method, &headers, true).await?;
+        lock(&self.rec.raw).push(raw.clone());
+        Some(raw)
+    }
+
+    /// `GET` on the endpoint with `Accept: text/event-stream` (and the legacy session id, if
+    /// the prelude got one), sent once per run and shared. `None` on stdio.
+    pub async fn event_stream_get(&self) -> Option<&RawResponse> {
+        self.get_stream
+            .get_or_init(|| self.raw("GET", &[("Accept", "text/event-stream")]))
+            .await
+            .as_ref()
+    }
+
+    /// The authorization servers the endpoint publishes (OAuth metadata discovery, once per
+    /// run, shared). Empty on stdio or when none are published.
+    pub async fn authorization_servers(&self) -> &[crate::oauth::AuthServer] {
+        self.oauth
+            .get_or_init(|| crate::oauth::discover(self))
+            .await
+    }
+
+    /// GETs a public JSON document (OAuth metadata), never with the user's headers. Not
+    /// recorded: another host's failure is not the MCP server's. `None` on stdio.
+    pub async fn fetch_metadata(&self, url: &str) -> Option<MetadataResponse> {
+        self.rec.conn.fetch_metadata(url).await
+    }
+
+    /// The cacheable results a client would fetch, on the client path, each asked once per run
+    /// and shared by the rules that judge them: `server/discover` (from the prelude), the four
+    /// lists (`tools/list` from the prelude), and `resources/read` of the first listed resource.
+    /// Only exchanges that returned a result are kept.
+    pub async fn cacheable_results(&self) -> &[Exchange] {
+        self.results
+            .get_or_init(|| async {
+                let mut out = Vec::new();
+                let p = &self.prelude;
+                if p.path.is_none() {
+                    return out;
+                }
+                if p.discover.result().is_some() {
+                    out.push(p.discover.clone());
+                }
+                if let Some(l) = p.effective_listing() {
+                    out.push(l.clone());
+                }
+                let mut first_uri = None;
+                for method in ["prompts/list", "resources/list", "resources/templates/list"] {
+                    let Some(ex) = self.call_client(method, json!({})).await else {
+                        continue;
+                    };
+                    if method == "resources/list" {
+                        first_uri = ex
+                            .result()
+                            .and_then(|r| r.get("resources"))
+                            .and_then(Value::as_array)
+                            .and_then(|a| a.first())
+                            .and_then(|r| r.get("uri"))
+                            .and_then(Value::as_str)
+                            .filter(|u| *u != BOGUS_URI)
+                            .map(str::to_owned);
+                    }
+                    if ex.result().is_some() {
+                        out.push(ex);
+                    }
+                }
+                if let Some(uri) = first_uri
+                    && let Some(ex) = self
+                        .call_client("resources/read", json!({"uri": uri}))
+                        .await
+                    && ex.result().is_some()
+                {
+                    out.push(ex);
+                }
+                out
+            })
+            .await
+    }
+}
+
+/// `method` without the `_meta` envelope, keeping the 2026 headers over HTTP.
+pub(crate) fn envelope_free(method: &str, params: Value) -> Request {
+    Request::modern(method, Some(params))
+        .without_envelope()
+        .header(HEADER_MCP_METHOD, method)
+        .header(HEADER_PROTOCOL_VERSION, crate::protocol::TARGET_REVISION)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

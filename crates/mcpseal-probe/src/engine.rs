@@ -1,0 +1,276 @@
+//! Orchestration: prelude, reachability, rules in id order, run state, report.
+//!
+//! Rules run sequentially on the one connection, in id order: several provoke error paths on
+//! purpose, and a server probed concurrently gives reports nobody can reproduce. Each rule runs
+//! under `catch_unwind`; a rule that panics or returns an error is recorded as crashed and the
+//! run goes on. A crash is a bug in mcpseal, and it means a rule did not measure: such a run is
+//! reported *incomplete* (never ready, exit 2), exactly like a run with unanswered probes.
+
+use std::panic::AssertUnwindSafe;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use futures_util::FutureExt;
+use mcpseal_client::Connection;
+use mcpseal_report::{CrashedRule, Finding, Incomplete, ProbeReport, RunState, Summary, ToolInfo};
+
+use crate::context::{ProbeContext, Recorder};
+use crate::prelude::Prelude;
+use crate::protocol::TARGET_REVISION;
+use crate::rules::REGISTRY;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    /// Only these rule ids (upper case); empty = all.
+    pub only: Vec<String>,
+    /// Skip these rule ids (upper case).
+    pub skip: Vec<String>,
+    /// How long `subscriptions/listen` waits for its acknowledgement. Default 3 s.
+    pub listen_timeout: Duration,
+}
+
+impl Default for ProbeOptions {
+    fn default() -> Self {
+        ProbeOptions {
+            only: Vec::new(),
+            skip: Vec::new(),
+            listen_timeout: Duration::from_secs(3),
+        }
+    }
+}
+
+/// An id given to `--only`/`--skip` that no rule has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown rule id(s): {}", .0.join(", "))]
+pub struct UnknownRules(pub Vec<String>);
+
+/// Parses comma-separated rule ids, case-insensitively; unknown ids are an error.
+pub fn parse_rule_ids<S: AsRef<str>>(lists: &[S]) -> Result<Vec<String>, UnknownRules> {
+    let mut ids = Vec::new();
+    let mut unknown = Vec::new();
+    for list in lists {
+        for raw in list.as_ref().split(',') {
+            let id = raw.trim().to_ascii_uppercase();
+            if id.is_empty() {
+                continue;
+            }
+            if REGISTRY.iter().any(|r| r.id == id) {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            } else {
+                unknown.push(raw.trim().to_owned());
+            }
+        }
+    }
+    if unknown.is_empty() {
+        Ok(ids)
+    } else {
+        Err(UnknownRules(unknown))
+    }
+}
+
+fn tool() -> ToolInfo {
+    ToolInfo {
+        name: "mcpseal".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    }
+}
+
+/// The report of a server that could not be reached (or started): zero findings.
+pub fn unreachable_report(target: &str, transport: &str, reason: &str) -> ProbeReport {
+    ProbeReport {
+        schema_version: 1,
+        tool: tool(),
+        target: target.to_owned(),
+        transport: transport.to_owned(),
+        target_revision: TARGET_REVISION.into(),
+        started_at: rfc3339_now(),
+        duration_ms: 0,
+        state: RunState::Unreachable,
+        ready: false,
+        unreachable: Some(reason.to_owned()),
+        incomplete: None,
+        summary: Summary::of(&[], 0, 0),
+        findings: Vec::new(),
+        crashed_rules: Vec::new(),
+        diagnostics: Vec::new(),
+        rules: crate::rule_infos(),
+    }
+}
+
+/// Probes the server behind `conn`.
+pub async fn probe(conn: &Connection, options: &ProbeOptions) -> ProbeReport {
+    let started = Instant::now();
+    let started_at = rfc3339_now();
+    let target = conn.target().display();
+    let transport = conn.transport();
+    let rec = Recorder::new(conn);
+    let prelude = Prelude::run(&rec).await;
+    if prelude.unreachable() {
+        let reason = prelude
+            .discover
+            .transport_error
+            .as_ref()
+            .map(|e| e.message.clone())
+            .unwrap_or_default();
+        let mut report = unreachable_report(&target, transport.as_str(), &reason);
+        report.started_at = started_at;
+        report.duration_ms = elapsed_ms(started);
+        report.diagnostics = conn.diagnostics();
+        return report;
+    }
+    let ctx = ProbeContext::new(rec, prelude, options.listen_timeout);
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut crashed = Vec::new();
+    let mut checks = 0;
+    for rule in REGISTRY.iter().filter(|r| {
+        r.applies_to(transport)
+            && (options.only.is_empty() || options.only.iter().any(|i| i == r.id))
+            && !options.skip.iter().any(|i| i == r.id)
+    }) {
+        checks += 1;
+        match AssertUnwindSafe((rule.run)(&ctx)).catch_unwind().await {
+            Ok(Ok(mut found)) => {
+                for f in &mut found {
+                    rule.id.clone_into(&mut f.rule_id);
+                }
+                findings.extend(found);
+            }
+            Ok(Err(e)) => crashed.push(CrashedRule {
+                rule_id: rule.id.into(),
+                error: e.to_string(),
+            }),
+            Err(panic) => crashed.push(CrashedRule {
+                rule_id: rule.id.into(),
+                error: format!("panicked: {}", panic_text(panic.as_ref())),
+            }),
+        }
+    }
+    findings.sort_by(|a, b| {
+        (&a.rule_id, &a.title, &a.observed).cmp(&(&b.rule_id, &b.title, &b.observed))
+    });
+    let incomplete = incompleteness(&ctx, &crashed);
+    let state = if incomplete.is_some() {
+        RunState::Incomplete
+    } else {
+        RunState::Measured
+    };
+    let summary = Summary::of(&findings, checks, crashed.len());
+    ProbeReport {
+        schema_version: 1,
+        tool: tool(),
+        target,
+        transport: transport.as_str().into(),
+        target_revision: TARGET_REVISION.into(),
+        started_at,
+        duration_ms: elapsed_ms(started),
+        state,
+        ready: ProbeReport::compute_ready(state, &summary),
+        unreachable: None,
+        incomplete,
+        summary,
+        findings,
+        crashed_rules: crashed,
+        diagnostics: conn.diagnostics(),
+        rules: crate::rule_infos(),
+    }
+}
+
+/// Unanswered probes (requests with a transport error, raw requests without a status) and
+/// crashed rules make a run incomplete.
+fn incompleteness(ctx: &ProbeContext<'_>, crashed: &[CrashedRule]) -> Option<Incomplete> {
+    let rec = ctx.recorder();
+    let transcript = rec.transcript();
+    let raw = rec.raw();
+    let probes = transcript.len() + raw.len();
+    let mut reasons: Vec<String> = transcript
+        .iter()
+        .filter_map(|e| {
+            e.transport_error
+                .as_ref()
+                .map(|t| format!("`{}`: {}", e.method(), t.message))
+        })
+        .collect();
+    reasons.extend(raw.iter().filter(|r| r.status.is_none()).map(|r| {
+        format!(
+            "raw {}: {}",
+            r.method,
+            r.error.as_deref().unwrap_or("no response")
+        )
+    }));
+    let failed = reasons.len();
+    reasons.extend(
+        crashed
+            .iter()
+            .map(|c| format!("rule {} crashed: {}", c.rule_id, c.error)),
+    );
+    let reason = reasons.into_iter().next()?;
+    Some(Incomplete {
+        probes,
+        failed,
+        reason,
+    })
+}
+
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Now as RFC 3339 UTC (`2026-11-29T14:32:43Z`), without a date crate.
+fn rfc3339_now() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_ids_parse_case_insensitively_and_refuse_unknown() {
+        assert_eq!(
+            parse_rule_ids(&["seal001, SEAL002", "seal001"]).ok(),
+            Some(vec!["SEAL001".to_owned(), "SEAL002".to_owned()])
+        );
+        assert_eq!(
+            parse_rule_ids(&["SEAL001,MCP999"]),
+            Err(UnknownRules(vec!["MCP999".into()]))
+        );
+    }
+
+    #[test]
+    fn timestamps_are_rfc3339() {
+        let t = rfc3339_now();
+        assert_eq!(t.len(), 20, "{t}");
+        assert!(t.ends_with('Z') && t.starts_with("20"), "{t}");
+    }
+}

@@ -1,0 +1,240 @@
+//! The fixed opening sequence, run once and shared by every rule.
+//!
+//! Three faults look identical to a naive client — "requires the handshake", "chokes on
+//! `_meta`", "rejects the routing headers" — because each just returns an error. Only this
+//! order separates them:
+//!
+//! 1. `server/discover` with `_meta` (mandatory in 2026; harmless on a legacy server);
+//! 2. `tools/list` with `_meta`, *before* any handshake (on stdio a successful `initialize`
+//!    persists in the child and would mask a stateful server);
+//! 3. legacy `initialize` (expected to fail on a modern-only server);
+//! 4. on the stateful signature (2 failed, 3 worked): `notifications/initialized` and a listing
+//!    on the 2025 path — over HTTP with the `Mcp-Session-Id` the server issued echoed, so a
+//!    session-keyed 2025 HTTP server is measured as fully as over stdio;
+//! 5. when neither path works: `tools/list` without `_meta` (does the envelope cause it?) and,
+//!    over HTTP, with `_meta` but without the routing headers (do the headers cause it?);
+//! 6. two more listings on the working path, so ordering is compared over three.
+//!
+//! Era pinning caveat (stdio): SDKs that serve both eras on stdio (TypeScript v2 `serveStdio`)
+//! pin the era from the *first* message of the process. The prelude opens with
+//! `server/discover`, so such a server rejects the later `initialize` and looks modern-only: a
+//! dual-era stdio server is reported as modern (no dual-era advisory). This is a false negative
+//! of an advisory, never a false positive; over HTTP the advisory is reported.
+
+use mcpseal_client::{Exchange, Request, TransportKind};
+use serde_json::{Value, json};
+
+use crate::context::{Recorder, envelope_free};
+use crate::protocol::TARGET_REVISION;
+
+/// The path a working client takes with this server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientPath {
+    /// 2026-07-28 requests are answered.
+    Modern,
+    /// Only 2025-11-25 requests after the `initialize` handshake are answered.
+    Legacy,
+}
+
+/// Why neither path worked, when the prelude could tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootCause {
+    /// Requests carrying `params._meta` fail; the same request without it succeeds.
+    RejectsEnvelope,
+    /// HTTP requests carrying the routing headers fail; without them they succeed.
+    RejectsHeaders,
+}
+
+/// The era the server was observed to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObservedEra {
+    /// Answers 2026 requests and refuses `initialize`.
+    Modern,
+    /// Answers 2026 requests and also accepts `initialize`.
+    Dual,
+    /// Answers only after the 2025 handshake.
+    Stateful,
+    /// Answers requests without a handshake but has no `server/discover` and accepts
+    /// `initialize` (a stateless 2025 server).
+    Legacy,
+    /// Could not be told.
+    Unknown,
+}
+
+/// What the prelude learned.
+#[derive(Debug, Clone)]
+pub struct Prelude {
+    /// 1: `server/discover` with `_meta`.
+    pub discover: Exchange,
+    /// 2: `tools/list` with `_meta`, before any handshake.
+    pub bare_listing: Exchange,
+    /// 3: legacy `initialize`.
+    pub initialize: Exchange,
+    /// 4: `notifications/initialized`, on the stateful signature.
+    pub initialized: Option<Exchange>,
+    /// 4: `tools/list` on the 2025 path after the handshake.
+    pub post_handshake_listing: Option<Exchange>,
+    /// 5: `tools/list` without `_meta` (routing headers kept).
+    pub envelope_free_listing: Option<Exchange>,
+    /// 5: `tools/list` with `_meta` but no routing headers (HTTP only).
+    pub headerless_listing: Option<Exchange>,
+    /// Every listing on the client path, in order (at least three when listing works).
+    pub listings: Vec<Exchange>,
+    /// The client path, if any works.
+    pub path: Option<ClientPath>,
+    /// The root cause when no path works and the prelude could isolate it.
+    pub root_cause: Option<RootCause>,
+}
+
+impl Prelude {
+    /// Runs the prelude.
+    pub(crate) async fn run(rec: &Recorder<'_>) -> Prelude {
+        let discover = rec.send(Request::modern("server/discover", None)).await;
+        let bare_listing = rec
+            .send(Request::modern("tools/list", Some(json!({}))))
+            .await;
+        let initialize = rec
+            .send(Request::legacy(
+                "initialize",
+                Some(json!({
+                    "protocolVersion": mcpseal_client::Era::Legacy.revision(),
+                    "capabilities": {},
+                    "clientInfo": mcpseal_client::client_info(),
+                })),
+            ))
+            .await;
+        let mut p = Prelude {
+            discover,
+            bare_listing,
+            initialize,
+            initialized: None,
+            post_handshake_listing: None,
+            envelope_free_listing: None,
+            headerless_listing: None,
+            listings: Vec::new(),
+            path: None,
+            root_cause: None,
+        };
+        let modern_works = p.discover.result().is_some() || p.bare_listing.result().is_some();
+        if p.bare_listing.error().is_some() && p.initialize.result().is_some() {
+            p.initialized = Some(
+                rec.send(Request::legacy("notifications/initialized", None).notification())
+                    .await,
+            );
+            p.post_handshake_listing = Some(
+                rec.send(Request::legacy("tools/list", Some(json!({}))))
+                    .await,
+            );
+        }
+        let legacy_works = p
+            .post_handshake_listing
+            .as_ref()
+            .is_some_and(|l| l.result().is_some());
+        p.path = if modern_works {
+            Some(ClientPath::Modern)
+        } else if legacy_works {
+            Some(ClientPath::Legacy)
+        } else {
+            None
+        };
+        if p.path.is_none() && p.bare_listing.error().is_some() {
+            let free = rec.send(envelope_free("tools/list", json!({}))).await;
+            if free.result().is_some() {
+                p.root_cause = Some(RootCause::RejectsEnvelope);
+            }
+            p.envelope_free_listing = Some(free);
+            if p.root_cause.is_none() && rec.transport() == TransportKind::Http {
+                let headerless = rec
+                    .send(Request::modern("tools/list", Some(json!({}))).without_standard_headers())
+                    .await;
+                if headerless.result().is_some() {
+                    p.root_cause = Some(RootCause::RejectsHeaders);
+                }
+                p.headerless_listing = Some(headerless);
+            }
+        }
+        if let Some(first) = p.effective_listing().cloned() {
+            p.listings.push(first);
+            for _ in 0..2 {
+                let request = match p.path {
+                    Some(ClientPath::Legacy) => Request::legacy("tools/list", Some(json!({}))),
+                    _ => Request::modern("tools/list", Some(json!({}))),
+                };
+                p.listings.push(rec.send(request).await);
+            }
+        }
+        p
+    }
+
+    /// The listing a working client got: the bare one, else the post-handshake one.
+    pub fn effective_listing(&self) -> Option<&Exchange> {
+        if self.bare_listing.result().is_some() {
+            return Some(&self.bare_listing);
+        }
+        self.post_handshake_listing
+            .as_ref()
+            .filter(|l| l.result().is_some())
+    }
+
+    /// The `server/discover` result, if discover worked.
+    pub fn discover_result(&self) -> Option<&Value> {
+        self.discover.result()
+    }
+
+    /// True when `initialize` returned a result.
+    pub fn accepts_handshake(&self) -> bool {
+        self.initialize.result().is_some()
+    }
+
+    /// True on the stateful signature: nothing without the handshake, listing after it.
+    pub fn requires_handshake(&self) -> bool {
+        self.bare_listing.error().is_some()
+            && self.accepts_handshake()
+            && self.path == Some(ClientPath::Legacy)
+    }
+
+    /// The era the server was observed to speak.
+    pub fn era(&self) -> ObservedEra {
+        match (self.path, self.accepts_handshake()) {
+            (Some(ClientPath::Legacy), _) => ObservedEra::Stateful,
+            (Some(ClientPath::Modern), false) => ObservedEra::Modern,
+            (Some(ClientPath::Modern), true) if self.discover.result().is_some() => {
+                ObservedEra::Dual
+            }
+            (Some(ClientPath::Modern), true) => ObservedEra::Legacy,
+            (None, _) => ObservedEra::Unknown,
+        }
+    }
+
+    /// The server capabilities: from `server/discover`, else from the `initialize` result.
+    pub fn capabilities(&self) -> Option<&Value> {
+        self.discover
+            .result()
+            .and_then(|r| r.get("capabilities"))
+            .or_else(|| self.initialize.result()?.get("capabilities"))
+            .filter(|c| c.is_object())
+    }
+
+    /// True when the capabilities came from `server/discover` (not the legacy handshake).
+    pub fn capabilities_from_discover(&self) -> bool {
+        self.discover
+            .result()
+            .and_then(|r| r.get("capabilities"))
+            .is_some_and(Value::is_object)
+    }
+
+    /// Whether the target revision is among discover's `supportedVersions`.
+    pub fn supports_target(&self) -> bool {
+        self.discover_result()
+            .and_then(|r| r.get("supportedVersions"))
+            .and_then(Value::as_array)
+            .is_some_and(|v| v.iter().any(|x| x == TARGET_REVISION))
+    }
+
+    /// True when every prelude probe failed at transport level (no answer at all).
+    pub fn unreachable(&self) -> bool {
+        [&self.discover, &self.bare_listing, &self.initialize]
+            .iter()
+            .all(|e| e.transport_error.is_some())
+    }
+}

@@ -1,0 +1,151 @@
+//! "This method was removed — is it gone?", judged without being fooled by a handshake gate.
+//!
+//! mcp-stateless accepted `-32601` *or* `-32600` as "gone". `-32600` is what a 2025 server
+//! answers to *any* method before `initialize` ("not initialized"), so accepting it blindly
+//! passes a server whose `ping` handler is alive behind the handshake (and, over HTTP, behind a
+//! session the probe never echoed). Here the method is asked twice when needed:
+//!
+//! 1. on the 2026 path (`_meta`, routing headers): a result ⇒ **live**; `-32601` ⇒ **gone**;
+//! 2. otherwise on the 2025 path (no envelope; after the prelude's handshake, with its session
+//!    id echoed): a result ⇒ **live**; `-32601` ⇒ **gone**; `-32600` again ⇒ **gone** (the
+//!    handshake, if the server has one, already happened, so the refusal is not a gate);
+//!    any other error on both paths ⇒ **rejected** (the handler is probably registered and
+//!    refused our arguments: an advisory, never an error).
+//!
+//! Step 2 also removes a cascade: a server that rejects the `_meta` envelope answers `-32602`
+//! on the 2026 path for *every* method; the envelope-free 2025 path shows the method is gone.
+//! No answer on either path ⇒ **unknown** (no finding; the run becomes incomplete).
+
+use mcpseal_client::Exchange;
+use serde_json::Value;
+
+use crate::context::ProbeContext;
+use crate::protocol::{INVALID_REQUEST, METHOD_NOT_FOUND};
+
+/// The verdict about one removed method.
+#[derive(Debug, Clone)]
+pub enum Liveness {
+    /// Method not found.
+    Gone,
+    /// A result came back: the handler is alive.
+    Live(Vec<Exchange>),
+    /// Errors other than method-not-found on both paths: probably registered.
+    Rejected(Vec<Exchange>),
+    /// No answer.
+    Unknown,
+}
+
+/// Asks `method` on the 2026 path, then if needed on the 2025 path.
+pub async fn removed_method(ctx: &ProbeContext<'_>, method: &str, params: Value) -> Liveness {
+    let modern = ctx.call(method, params.clone()).await;
+    if modern.transport_error.is_some() {
+        return Liveness::Unknown;
+    }
+    if modern.result().is_some() {
+        return Liveness::Live(vec![modern]);
+    }
+    if modern.error_code() == Some(METHOD_NOT_FOUND) {
+        return Liveness::Gone;
+    }
+    let legacy = ctx.call_legacy(method, params).await;
+    if legacy.transport_error.is_some() {
+        return Liveness::Unknown;
+    }
+    if legacy.result().is_some() {
+        return Liveness::Live(vec![modern, legacy]);
+    }
+    match legacy.error_code() {
+        Some(METHOD_NOT_FOUND | INVALID_REQUEST) => Liveness::Gone,
+        _ => Liveness::Rejected(vec![modern, legacy]),
+    }
+}
+
+/// `method → error CODE message` or `method → result`, for `observed` texts.
+pub fn describe(ex: &Exchange) -> String {
+    let path = if ex
+        .request
+        .pointer("/params/_meta")
+        .is_some_and(Value::is_object)
+    {
+        "with `_meta`"
+    } else {
+        "without `_meta`"
+    };
+    let status = ex
+        .http_status
+        .map(|s| format!(", HTTP {s}"))
+        .unwrap_or_default();
+    if let Some(e) = &ex.transport_error {
+        return format!("`{}` ({path}) got no answer: {}", ex.method(), e.message);
+    }
+    match ex.error_code() {
+        Some(code) => format!(
+            "`{}` ({path}) → error {code} \"{}\"{status}",
+            ex.method(),
+            ex.error_message().unwrap_or("")
+        ),
+        None if ex.result().is_some() => {
+            let r = ex.result().map(Value::to_string).unwrap_or_default();
+            format!(
+                "`{}` ({path}) → result {}{status}",
+                ex.method(),
+                cut(&r, 120)
+            )
+        }
+        None => format!("`{}` ({path}) → no JSON-RPC answer{status}", ex.method()),
+    }
+}
+
+/// At most `n` characters of `s`.
+pub fn cut(s: &str, n: usize) -> String {
+    let mut out: String = s.chars().take(n).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// One finding for a removed-method rule over several methods: the rule's severity when a
+/// handler answered, a warning when handlers only rejected the probe, nothing otherwise.
+pub async fn judge_removed(
+    ctx: &ProbeContext<'_>,
+    rule: &crate::rule::Rule,
+    probes: &[(&str, Value)],
+    expected: &str,
+    fix: &str,
+) -> crate::rule::RuleResult {
+    use crate::rule::FindingExt;
+    let mut live = Vec::new();
+    let mut rejected = Vec::new();
+    for (method, params) in probes {
+        match removed_method(ctx, method, params.clone()).await {
+            Liveness::Live(ex) => live.push(ex),
+            Liveness::Rejected(ex) => rejected.push(ex),
+            Liveness::Gone | Liveness::Unknown => {}
+        }
+    }
+    let (group, severity, title) = if !live.is_empty() {
+        (live, rule.severity, None)
+    } else if !rejected.is_empty() {
+        (
+            rejected,
+            mcpseal_report::Severity::Warning,
+            Some(format!("{} (handler may still be registered)", rule.title)),
+        )
+    } else {
+        return Ok(Vec::new());
+    };
+    let observed = group
+        .iter()
+        .map(|exs| exs.iter().map(describe).collect::<Vec<_>>().join(", then "))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut finding = rule
+        .finding(format!("{observed}."), expected, fix)
+        .severity(severity)
+        .evidence(group.iter().flatten());
+    if let Some(t) = title {
+        finding = finding.titled(&t);
+    }
+    Ok(vec![finding])
+}

@@ -1,0 +1,53 @@
+//! The registry: every rule, in id order. Ids are permanent — a retired rule leaves a hole, so
+//! `--skip` lists in other people's CI keep meaning what they meant.
+//!
+//! mcp-stateless correspondence: `SEAL0NN` is `MCP0NN` for 001–021 (`RuleInfo::anchor_id`).
+
+use crate::rule::Rule;
+
+mod seal001;
+mod seal002;
+mod seal003;
+mod seal004;
+mod seal005;
+mod seal006;
+mod seal007;
+mod seal008;
+mod seal009;
+mod seal010;
+mod seal011;
+mod seal012;
+mod seal013;
+mod seal014;
+mod seal015;
+mod seal016;
+mod seal017;
+mod seal018;
+mod seal019;
+mod seal020;
+mod seal021;
+
+/// Every rule, in id order.
+pub static REGISTRY: &[&Rule] = &[
+    &seal001::SEAL001,
+    &seal002::SEAL002,
+    &seal003::SEAL003,
+    &seal004::SEAL004,
+    &seal005::SEAL005,
+    &seal006::SEAL006,
+    &seal007::SEAL007,
+    &seal008::SEAL008,
+    &seal009::SEAL009,
+    &seal010::SEAL010,
+    &seal011::SEAL011,
+    &seal012::SEAL012,
+    &seal013::SEAL013,
+    &seal014::SEAL014,
+    &seal015::SEAL015,
+    &seal016::SEAL016,
+    &seal017::SEAL017,
+    &seal018::SEAL018,
+    &seal019::SEAL019,
+    &seal020::SEAL020,
+    &seal021::SEAL021,
+];

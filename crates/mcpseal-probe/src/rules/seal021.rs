@@ -1,0 +1,112 @@
+use mcpseal_report::Severity;
+use serde_json::json;
+
+use crate::context::ProbeContext;
+use crate::protocol::{BOGUS_TASK, METHOD_NOT_FOUND, TASKS_EXTENSION};
+use crate::removed::{Liveness, describe, removed_method};
+use crate::rule::{FindingExt, RuleResult};
+
+crate::rule! {
+    /// Tasks are still served from the core protocol, not the tasks extension.
+    ///
+    /// 2025-11-25 put long-running "tasks" into the core protocol (`tasks/list`,
+    /// `tasks/result`, `tasks/get`, `tasks/cancel`, a `tasks` capability). Few servers needed
+    /// them, and every client had to carry them, so 2026-07-28 moved tasks out of the core
+    /// into the `io.modelcontextprotocol/tasks` extension (SEP-2663): negotiated through
+    /// `capabilities.extensions`, with `tasks/list` and `tasks/result` gone and results
+    /// arriving through `tasks/get`.
+    ///
+    /// Fires (error) when `tasks/list` or `tasks/result` still answer (removed-method
+    /// semantics of `removed.rs`) or when `server/discover` advertises the core `tasks`
+    /// capability without the extension; an advisory when both are advertised, or when
+    /// nothing is advertised yet `tasks/get` answers with anything but -32601. The legacy
+    /// `initialize` result is not judged (a 2025 server may advertise 2025 tasks there). One
+    /// finding per run.
+    pub static SEAL021 = {
+        id: "SEAL021",
+        anchor: Some("MCP021"),
+        title: "Tasks are still served from the core protocol, not the tasks extension",
+        severity: Error,
+        remediation: Sdk,
+        spec: "changelog",
+        transports: [Stdio, Http],
+        check: check,
+    };
+}
+
+async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
+    let p = ctx.prelude();
+    let mut facts = Vec::new();
+    let mut evidence = Vec::new();
+    let mut severity = None::<Severity>;
+    let raise = |s: Severity, sev: &mut Option<Severity>| {
+        *sev = Some(match *sev {
+            Some(Severity::Error) => Severity::Error,
+            _ => s,
+        });
+    };
+    for (method, params) in [
+        ("tasks/list", json!({})),
+        ("tasks/result", json!({"taskId": BOGUS_TASK})),
+    ] {
+        match removed_method(ctx, method, params).await {
+            Liveness::Live(ex) => {
+                facts.push(ex.iter().map(describe).collect::<Vec<_>>().join(", then "));
+                evidence.extend(ex);
+                raise(Severity::Error, &mut severity);
+            }
+            Liveness::Rejected(ex) => {
+                facts.push(ex.iter().map(describe).collect::<Vec<_>>().join(", then "));
+                evidence.extend(ex);
+                raise(Severity::Warning, &mut severity);
+            }
+            Liveness::Gone | Liveness::Unknown => {}
+        }
+    }
+    if let Some(caps) = p.discover_result().and_then(|r| r.get("capabilities")) {
+        let core = caps.get("tasks").is_some();
+        let ext = caps
+            .get("extensions")
+            .and_then(|e| e.get(TASKS_EXTENSION))
+            .is_some();
+        if core {
+            facts.push(format!(
+                "`server/discover` advertises the core `tasks` capability{}",
+                if ext {
+                    " next to the extension"
+                } else {
+                    " without the extension"
+                }
+            ));
+            evidence.push(p.discover.clone());
+            raise(
+                if ext {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                },
+                &mut severity,
+            );
+        } else if !ext {
+            let get = ctx.call("tasks/get", json!({"taskId": BOGUS_TASK})).await;
+            if get.transport_error.is_none() && get.error_code() != Some(METHOD_NOT_FOUND) {
+                facts.push(format!("nothing is advertised, yet {}", describe(&get)));
+                evidence.push(get);
+                raise(Severity::Warning, &mut severity);
+            }
+        }
+    }
+    let Some(severity) = severity else {
+        return Ok(Vec::new());
+    };
+    Ok(vec![
+        SEAL021
+            .finding(
+                format!("{}.", facts.join("; ")),
+                "Tasks live in the `io.modelcontextprotocol/tasks` extension, advertised in `capabilities.extensions`; `tasks/list` and `tasks/result` are gone (-32601) and there is no core `tasks` capability.",
+                "Upgrade to an MCP SDK that speaks 2026-07-28 and enable its tasks extension; stop serving `tasks/list`/`tasks/result` and the core capability.",
+            )
+            .severity(severity)
+            .evidence(evidence.iter()),
+    ])
+}

@@ -1,0 +1,38 @@
+//! `mcpseal probe`: open a connection, run the conformance probe, close.
+//!
+//! A server command that cannot be started is not a usage error: it is the clearest case of an
+//! *unreachable* server, so it yields an unreachable report (zero findings, exit 2 at the CLI),
+//! the same as a server that starts and never answers. Only targets that are malformed (an
+//! empty command, a URL that is not `http(s)://`) are errors.
+
+use mcpseal_client::{ConnectError, Options, Target};
+use mcpseal_report::ProbeReport;
+
+use crate::OpenError;
+
+pub use mcpseal_probe::{ProbeOptions, UnknownRules, parse_rule_ids, rule_infos};
+
+/// Probes `target`: the prelude, then every applicable rule selected by `probe`.
+pub async fn run(
+    target: &Target,
+    options: Options,
+    probe: &ProbeOptions,
+) -> Result<ProbeReport, OpenError> {
+    let transport = match target {
+        Target::Http { .. } => "http",
+        Target::Stdio { .. } => "stdio",
+    };
+    let conn = match mcpseal_client::Connection::open(target, options).await {
+        Ok(c) => c,
+        Err(e @ ConnectError::Spawn { .. }) => {
+            let mut report =
+                mcpseal_probe::unreachable_report(&target.display(), transport, &e.to_string());
+            report.diagnostics.push(format!("[spawn] {e}"));
+            return Ok(report);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let report = mcpseal_probe::probe(&conn, probe).await;
+    conn.close().await;
+    Ok(report)
+}
