@@ -10,20 +10,20 @@ fn mcpseal_1_vectors() {
     let file = common::read_json("mcpseal-1-vectors.json");
     let vectors = file["vectors"].as_array().expect("vectors");
     assert!(vectors.len() >= 12, "at least 12 vectors");
+    // Python checks, run at the end in one process: (args, stdin) and what must come out.
     let mut jobs: Vec<(Vec<&str>, &str)> = Vec::new();
-    let mut want: Vec<(String, String)> = Vec::new();
-    let mut items_want: Vec<serde_json::Value> = Vec::new();
+    let mut expected: Vec<(Expect, String)> = Vec::new();
     for v in vectors {
         let id = v["id"].as_str().expect("id");
         let raw = v["rawCapture"].as_str().expect("rawCapture is JSON text");
-        let want = v["expectedCanonical"].as_str().expect("canonical");
+        let canonical = v["expectedCanonical"].as_str().expect("canonical");
         let sha = v["expectedSha256"].as_str().expect("sha");
         let surface = Surface::from_slice(raw.as_bytes()).expect(id);
 
         let bytes = surface.canonical_bytes(Form::McpSeal1);
         assert_eq!(
             String::from_utf8(bytes.clone()).expect("utf-8"),
-            want,
+            canonical,
             "{id}"
         );
         let fp = surface.fingerprint(Form::McpSeal1);
@@ -43,30 +43,57 @@ fn mcpseal_1_vectors() {
 
         // Python second implementation, both forms.
         for form in [Form::McpSeal1, Form::McpSurface1] {
-            let (code, out) =
-                common::python(&["--form", form.as_str(), "--canonical"], raw.as_bytes());
-            assert_eq!(code, 0, "{id} {form}: python exit code");
-            assert_eq!(
-                out,
-                surface.canonical_bytes(form),
-                "{id} {form}: python canonical bytes"
-            );
-            let (code, out) = common::python(&["--form", form.as_str()], raw.as_bytes());
-            assert_eq!(code, 0, "{id} {form}: python exit code");
-            assert_eq!(
-                String::from_utf8(out).expect("utf-8").trim_end(),
-                surface.fingerprint(form).sha256,
-                "{id} {form}: python sha256"
-            );
+            let text = String::from_utf8(surface.canonical_bytes(form)).expect("utf-8");
+            jobs.push((vec!["--form", form.as_str(), "--canonical"], raw));
+            expected.push((Expect::Stdout(text), format!("{id} {form}: python bytes")));
+            let line = format!("{}\n", surface.fingerprint(form).sha256);
+            jobs.push((vec!["--form", form.as_str()], raw));
+            expected.push((Expect::Stdout(line), format!("{id} {form}: python sha256")));
         }
-        let (code, out) = common::python(&["--items"], raw.as_bytes());
-        assert_eq!(code, 0, "{id}: python --items");
-        let py: serde_json::Value = serde_json::from_slice(&out).expect("python items JSON");
-        assert_eq!(
-            py["items"], v["expectedItems"],
-            "{id}: python per-item hashes"
-        );
+        jobs.push((vec!["--items"], raw));
+        expected.push((
+            Expect::Items(v["expectedItems"].clone()),
+            format!("{id}: python per-item hashes"),
+        ));
     }
+    let got = common::python_batch(&jobs);
+    for ((code, out), (want, what)) in got.into_iter().zip(expected) {
+        assert_eq!(code, 0, "{what}");
+        match want {
+            Expect::Stdout(text) => assert_eq!(out, text, "{what}"),
+            Expect::Items(items) => {
+                let py: serde_json::Value = serde_json::from_str(&out).expect("items JSON");
+                assert_eq!(py["items"], items, "{what}");
+            }
+        }
+    }
+}
+
+enum Expect {
+    Stdout(String),
+    Items(serde_json::Value),
+}
+
+#[test]
+fn python_cli_reads_a_file() {
+    // The batch mode runs in-process; run the real command line once, on a file.
+    let file = common::read_json("mcpseal-1-vectors.json");
+    let v = &file["vectors"][0];
+    let dir = std::env::temp_dir().join(format!("mcpseal-surface-py-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let capture = dir.join("capture.json");
+    std::fs::write(&capture, v["rawCapture"].as_str().expect("text")).expect("write");
+    let out = std::process::Command::new("python3")
+        .arg(common::python_tool())
+        .arg(&capture)
+        .output()
+        .expect("python3 must be installed: the second implementation is a required check");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success(), "python3 tools/fingerprint.py FILE");
+    assert_eq!(
+        String::from_utf8(out.stdout).expect("utf-8").trim_end(),
+        v["expectedSha256"].as_str().expect("sha")
+    );
 }
 
 #[test]
