@@ -225,15 +225,13 @@ def build_list(kind, cap, strict):
     pages = cap.get("pages", [])
     if not pages:
         return None
-    for p, page in enumerate(pages):  # pass 1: structure (keys are parsed, so checked, here)
+    for page in pages:  # structure
         if not isinstance(page, dict):
             return None
-        check_surrogates(list(page.keys()), "%s page %d" % (kind, p + 1))
         if not isinstance(page.get(kind), list):
             return None
     items = []
-    for p, page in enumerate(pages):  # pass 2: content
-        check_surrogates(page, "%s page %d" % (kind, p + 1))
+    for page in pages:  # content
         items.extend(page[kind])
     _, id_key = [x for x in LISTS if x[0] == kind][0]
     keyed = []
@@ -262,7 +260,6 @@ def validate_capture(capture):
     sf = capture.get("serverFailure")
     if sf is not None and not isinstance(sf, str):
         raise BadCapture("serverFailure must be a string")
-    check_surrogates(sf, "capture")
     lists = capture.get("lists", {})
     if not isinstance(lists, dict):
         raise BadCapture("lists must be an object")
@@ -281,14 +278,31 @@ def validate_capture(capture):
             raise BadCapture("lists.%s.failure.kind must be one of %s" % (kind, ", ".join(FAILURE_KINDS)))
         if not isinstance(failure.get("message", ""), str):
             raise BadCapture("lists.%s.failure.message must be a string" % kind)
-        check_surrogates(failure.get("message"), "capture")
+
+
+MAX_DEPTH = 127  # serde_json's nesting limit, counted from the document's top level
+
+
+def check_depth(value):
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (list, dict)):
+            if d > MAX_DEPTH:
+                raise BadCapture("nesting deeper than %d" % MAX_DEPTH)
+            children = v.values() if isinstance(v, dict) else v
+            stack.extend((c, d + 1) for c in children)
+            stack.extend((c, d + 1) for c in getattr(v, "dropped", ()))
 
 
 def normalise(capture, form, strict=True):
+    # Every byte of the capture must be representable the same way everywhere: no lone
+    # surrogate (fail closed, exit 1), no over-deep nesting (not a capture, exit 2).
+    check_depth(capture)
+    check_surrogates(capture, "capture")
     validate_capture(capture)
     era = capture["era"]
     server = capture.get("server")
-    check_surrogates(server, "server")
     obj = server if isinstance(server, dict) else {}
 
     def or_null(k):
@@ -429,6 +443,7 @@ def main(argv):
                 raw = f.read()
         doc = loads(raw)
         if value_mode:
+            check_depth(doc)
             check_surrogates(doc, "value")
             data = canonical(doc).encode("utf-8")
             digest, items = sha256_hex(data), None
@@ -437,7 +452,7 @@ def main(argv):
     except FailClosed as e:
         sys.stderr.write("error: %s\n" % e)
         return 1
-    except (BadCapture, ValueError, OSError) as e:
+    except (BadCapture, ValueError, OSError, RecursionError) as e:
         sys.stderr.write("error: %s\n" % e)
         return 2
     if show_canonical:

@@ -157,8 +157,10 @@ impl RawCapture {
     /// # Errors
     /// [`SurfaceError::Capture`] when the bytes are not a capture document (invalid JSON,
     /// invalid UTF-8, unknown era, wrong shapes).
+    /// [`SurfaceError::LoneSurrogate`] when a lone surrogate escape appears anywhere in the
+    /// document (see [`validate_json`]).
     pub fn from_slice(bytes: &[u8]) -> Result<Self, SurfaceError> {
-        serde_json::from_slice(bytes).map_err(|source| {
+        let capture_error = |source: serde_json::Error| {
             if crate::surface::is_surrogate_error(&source) {
                 SurfaceError::LoneSurrogate {
                     location: "capture".to_owned(),
@@ -166,7 +168,9 @@ impl RawCapture {
             } else {
                 SurfaceError::Capture { source }
             }
-        })
+        };
+        serde_json::from_slice::<Validated>(bytes).map_err(capture_error)?;
+        serde_json::from_slice(bytes).map_err(capture_error)
     }
 
     /// Serialises the capture to compact JSON bytes (the format [`RawCapture::from_slice`]
@@ -176,5 +180,68 @@ impl RawCapture {
     /// Only if serde_json fails to write, which it does not for this type.
     pub fn to_vec(&self) -> Result<Vec<u8>, SurfaceError> {
         serde_json::to_vec(self).map_err(|source| SurfaceError::Capture { source })
+    }
+}
+
+/// Checks that JSON text holds only what every implementation can represent the same way:
+/// no lone UTF-16 surrogate escape in any string or key, no number beyond the double range,
+/// nesting within serde_json's limit (127 levels of arrays and objects). Builds nothing.
+///
+/// Why: raw values ([`RawValue`]) are stored unparsed, and serde_json does not validate string
+/// escapes it skips; this pass makes "a lone surrogate anywhere fails" true for every byte of
+/// a capture (including failed lists' pages and unknown fields), which is also what the Python
+/// implementation checks.
+///
+/// # Errors
+/// The serde_json error; [`crate::SurfaceError::LoneSurrogate`] is derived from it by callers.
+pub(crate) fn validate_json(text: &str) -> Result<(), serde_json::Error> {
+    serde_json::from_str::<Validated>(text).map(|_| ())
+}
+
+/// Zero-size result of the validating walk.
+struct Validated;
+
+impl<'de> Deserialize<'de> for Validated {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValidatedVisitor)
+    }
+}
+
+struct ValidatedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ValidatedVisitor {
+    type Value = Validated;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Validated, E> {
+        Ok(Validated)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Validated, E> {
+        Ok(Validated)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Validated, E> {
+        Ok(Validated)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Validated, E> {
+        Ok(Validated)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Validated, E> {
+        Ok(Validated)
+    }
+    fn visit_unit<E>(self) -> Result<Validated, E> {
+        Ok(Validated)
+    }
+    fn visit_none<E>(self) -> Result<Validated, E> {
+        Ok(Validated)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Validated, A::Error> {
+        while seq.next_element::<Validated>()?.is_some() {}
+        Ok(Validated)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Validated, A::Error> {
+        while map.next_entry::<Validated, Validated>()?.is_some() {}
+        Ok(Validated)
     }
 }

@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::capture::{Era, FailureKind, ListCapture, RawCapture};
+use crate::capture::{Era, FailureKind, ListCapture, RawCapture, validate_json};
 use crate::jcs::{hex, utf16_cmp, write_jcs, write_string};
 
 /// The `_meta` key under which 2026 servers put their identity in `server/discover`.
@@ -362,6 +362,7 @@ impl Surface {
     /// a page of a list without failure, on unrepresentable JSON there, on an item without a
     /// string identity, and on duplicate identities within a list.
     pub fn from_capture(capture: &RawCapture) -> Result<Surface, SurfaceError> {
+        validate_raw(capture)?;
         Self::build(capture, true)
     }
 
@@ -370,7 +371,8 @@ impl Surface {
     /// # Errors
     /// As [`RawCapture::from_slice`] and [`Surface::from_capture`].
     pub fn from_slice(bytes: &[u8]) -> Result<Surface, SurfaceError> {
-        Self::from_capture(&RawCapture::from_slice(bytes)?)
+        // `RawCapture::from_slice` has validated every byte already.
+        Self::build(&RawCapture::from_slice(bytes)?, true)
     }
 
     fn build(capture: &RawCapture, strict: bool) -> Result<Surface, SurfaceError> {
@@ -559,7 +561,29 @@ impl Surface {
 /// # Errors
 /// [`SurfaceError::LoneSurrogate`] and [`SurfaceError::InvalidJson`] only.
 pub fn mcp_surface_1_bytes_unchecked(capture: &RawCapture) -> Result<Vec<u8>, SurfaceError> {
+    validate_raw(capture)?;
     Ok(Surface::build(capture, false)?.canonical_bytes(Form::McpSurface1))
+}
+
+/// Validates the raw JSON a capture holds (server, every page of every list, failed or not),
+/// for captures built in memory rather than parsed with [`RawCapture::from_slice`].
+fn validate_raw(capture: &RawCapture) -> Result<(), SurfaceError> {
+    if let Some(server) = &capture.server {
+        validate_json(server.get()).map_err(|e| json_error("server".into(), e))?;
+    }
+    let l = &capture.lists;
+    for (kind, list) in [
+        (ListKind::Tools, &l.tools),
+        (ListKind::Resources, &l.resources),
+        (ListKind::ResourceTemplates, &l.resource_templates),
+        (ListKind::Prompts, &l.prompts),
+    ] {
+        for (p, page) in list.iter().flat_map(|c| c.pages.iter()).enumerate() {
+            validate_json(page.get())
+                .map_err(|e| json_error(format!("{kind} page {}", p + 1), e))?;
+        }
+    }
+    Ok(())
 }
 
 /// Where canonical bytes go: a buffer or straight into a hasher.
@@ -707,19 +731,11 @@ fn build_list(
         pages.push(map);
     }
 
-    // Pass 2: content. Dropped page fields are still parsed, so a lone surrogate anywhere in a
-    // page fails; items are canonicalised one at a time and their trees dropped at once.
+    // Pass 2: content (already validated: no lone surrogate, no out-of-range number). Items
+    // are canonicalised one at a time and their trees dropped at once.
     let id_key = kind.identity_key();
     let mut items: Vec<Item> = Vec::new();
     for (p, map) in pages.iter().enumerate() {
-        let list_at = map.0.iter().rposition(|(k, _)| k == key);
-        for (i, (_, v)) in map.0.iter().enumerate() {
-            if Some(i) != list_at {
-                // A full parse validates string escapes (RawValue does not). Dropped fields
-                // are small, so the cost is negligible.
-                serde_json::from_str::<Value>(v.get()).map_err(|e| json_error(where_(p), e))?;
-            }
-        }
         let Some(array) = map.last(key) else { continue };
         let raw_items: Vec<&RawValue> =
             serde_json::from_str(array.get()).map_err(|e| json_error(where_(p), e))?;

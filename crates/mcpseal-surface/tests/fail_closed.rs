@@ -228,14 +228,75 @@ fn lone_surrogates_refused_anywhere_and_pairs_accepted() {
 }
 
 #[test]
-fn failed_lists_pages_are_not_inspected() {
-    // A list with a failure is null whatever its pages hold (documented in SPEC.md).
-    let text = capture("tools", &[&item("name", "x"), &item("name", "x")], false).replace(
-        r#""pages":[{"tools":"#,
-        r#""failure":{"kind":"error","message":"m"},"pages":[{"tools":"#,
-    );
+fn failed_lists_pages_are_only_validated() {
+    let mut py = Py::default();
+    // A list with a failure is null whatever its pages hold (duplicates, missing arrays)...
+    let failed = |text: String| {
+        text.replace(
+            r#""pages":[{"tools":"#,
+            r#""failure":{"kind":"error","message":"m"},"pages":[{"tools":"#,
+        )
+    };
+    let text = failed(capture(
+        "tools",
+        &[&item("name", "x"), &item("name", "x")],
+        false,
+    ));
     let s = Surface::from_slice(text.as_bytes()).expect("accepted");
     assert_eq!(s.count(ListKind::Tools), None);
+    py.expect(&text, 0, "duplicates in a failed list");
+    // ...but a lone surrogate anywhere in the capture still fails, in both entry points.
+    let text = failed(capture("tools", &[&item("name", r"\udc00")], false));
+    assert!(matches!(
+        Surface::from_slice(text.as_bytes()),
+        Err(SurfaceError::LoneSurrogate { .. })
+    ));
+    let raw: RawCapture = serde_json::from_str(&text).expect("serde alone does not validate");
+    assert!(matches!(
+        Surface::from_capture(&raw),
+        Err(SurfaceError::LoneSurrogate { .. })
+    ));
+    py.expect(&text, 1, "lone surrogate in a failed list");
+    // In an unknown field and in a failure message.
+    for text in [
+        capture("tools", &[], false).replace(r#""era":"#, r#""x-debug":["\ud800"],"era":"#),
+        failed(capture("tools", &[&item("name", "x")], false))
+            .replace(r#""message":"m""#, r#""message":"\ud800""#),
+    ] {
+        assert!(
+            matches!(
+                Surface::from_slice(text.as_bytes()),
+                Err(SurfaceError::LoneSurrogate { .. })
+            ),
+            "{text}"
+        );
+        py.expect(&text, 1, text.clone());
+    }
+    py.run();
+}
+
+#[test]
+fn nesting_limit_is_the_same_in_both_implementations() {
+    // The capture's top-level object, `lists`, the list capture, `pages`, the page, the item
+    // array and the item make 7 levels; the rest is inside the item.
+    let nested = |levels: usize| {
+        let inner = format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+        capture("tools", &[&format!(r#"{{"name":"t","x":{inner}}}"#)], false)
+    };
+    let mut py = Py::default();
+    let ok = nested(127 - 7);
+    assert!(Surface::from_slice(ok.as_bytes()).is_ok());
+    py.expect(&ok, 0, "127 levels");
+    let deep = nested(128 - 7);
+    assert!(matches!(
+        Surface::from_slice(deep.as_bytes()),
+        Err(SurfaceError::Capture { .. })
+    ));
+    py.expect(&deep, 2, "128 levels");
+    let very_deep = nested(5000);
+    assert!(Surface::from_slice(very_deep.as_bytes()).is_err());
+    py.expect(&very_deep, 2, "5000 levels");
+    py.run();
 }
 
 #[test]
@@ -256,10 +317,17 @@ fn garbage_is_an_error_not_a_panic() {
     // Minimal valid capture: every list not captured, server absent.
     let s = Surface::from_slice(br#"{"era":"2026-07-28"}"#).expect("minimal");
     assert_eq!(s.not_served().len(), 4);
-    // Numbers out of double range inside an item fail as unrepresentable, not as a panic.
+    // Numbers out of double range fail, not panic: as a bad document when parsed from bytes,
+    // as unrepresentable JSON when the capture was built in memory.
     let text = capture("tools", &[r#"{"name":"t","x":1e400}"#], false);
     assert!(matches!(
         Surface::from_slice(text.as_bytes()),
+        Err(SurfaceError::Capture { .. })
+    ));
+    let raw: RawCapture = serde_json::from_str(&text).expect("serde alone does not validate");
+    assert!(matches!(
+        Surface::from_capture(&raw),
         Err(SurfaceError::InvalidJson { .. })
     ));
+    assert_eq!(common::python(&[], text.as_bytes()).0, 2, "python: out of range");
 }
