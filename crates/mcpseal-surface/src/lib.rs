@@ -28,11 +28,13 @@
 #![deny(missing_docs)]
 
 mod capture;
+pub mod diff;
 mod jcs;
 pub mod lock;
 mod surface;
 
 pub use capture::{Era, FailureKind, ListCapture, ListFailure, RawCapture, RawLists};
+pub use diff::{Bump, Change, ChangeClass, Summary, SurfaceDiff, diff};
 pub use jcs::{jcs, sha256_hex, utf16_cmp, write_jcs};
 pub use surface::{
     Fingerprint, Form, Item, ItemHash, Items, ListKind, ListState, NotServed, NotServedKind,
