@@ -28,6 +28,17 @@ pub enum Command {
     Rpc(RpcArgs),
     /// Capture a server's surface and print its fingerprint.
     Snapshot(SnapshotArgs),
+    /// Lock the surface next to the server's version in `surface.lock.json` (refuses a changed
+    /// surface without the right version bump; exit 1 refused).
+    Lock(crate::lock_args::LockArgs),
+    /// CI gate: compare the server with the lock (exit 0 same surface, 1 changed, 2 no lock or
+    /// no verdict).
+    Check(crate::lock_args::CheckArgs),
+    /// Verify a deployed endpoint against the lock (exit 0 match, 1 drift, 2 could not verify).
+    Verify(crate::lock_args::VerifyArgs),
+    /// Semantic diff of two surfaces with contract-break classes (exit 0 none, 1 changes, 2
+    /// trouble).
+    Diff(crate::lock_args::DiffArgs),
 }
 
 /// The server to speak to: a URL, or a command after `--`.

@@ -5,6 +5,7 @@
 mod args;
 mod commands;
 mod error;
+mod lock_args;
 mod output;
 mod settings;
 
@@ -32,6 +33,10 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Rpc(args) => commands::rpc::run(args).await,
             Command::Snapshot(args) => commands::snapshot::run(args).await,
+            Command::Lock(args) => commands::lock::run(args).await,
+            Command::Check(args) => commands::check::run(args).await,
+            Command::Verify(args) => commands::verify::run(args).await,
+            Command::Diff(args) => commands::diff::run(args).await,
         }
     });
     // Children of stdio targets are killed when their connection drops; do not wait on

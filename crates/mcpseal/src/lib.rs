@@ -9,10 +9,18 @@
 //! Nothing here prints: every workflow returns data (or a typed error saying what was wrong and
 //! what to do), and the `mcpseal` binary decides how to render it and which exit code it means.
 
+pub mod atomic;
+pub mod check;
 mod connect;
+pub mod diff;
+#[doc(hidden)]
+pub mod diff_shim;
+pub mod lock;
 pub mod probe;
 mod rpc;
 mod snapshot;
+pub mod verify;
+pub mod version_source;
 
 pub use connect::{OpenError, open};
 pub use rpc::{RpcCall, RpcOutcome, rpc};

@@ -1,4 +1,9 @@
 //! One module per subcommand.
 
+pub mod check;
+pub mod diff;
+pub mod drift;
+pub mod lock;
 pub mod rpc;
 pub mod snapshot;
+pub mod verify;

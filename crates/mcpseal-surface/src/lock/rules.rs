@@ -6,7 +6,8 @@
 //! * Changed surface under a higher version: accepted by `lock` unless
 //!   * a contract break (the diff's `Breaking` class) is not on a new compatibility line: a new
 //!     major, or in 0.x a new minor (`0.4.0 → 0.5.0` may break, `0.4.0 → 0.4.1` may not);
-//!   * `--strict-semver`, and an additive change without a new minor (or major);
+//!   * `--strict-semver`, and an additive or security change without a new minor (or major),
+//!     as semver asks for new features;
 //!   * `--deny-security`, and a security-class change (otherwise accepted and shown loudly).
 //!
 //! Versions compare by semver precedence, build metadata ignored ([`Version`]).
@@ -29,7 +30,7 @@ pub struct ChangeKinds {
 /// Rule switches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RuleOptions {
-    /// Additive changes need at least a new minor.
+    /// Additive and security changes need at least a new minor.
     pub strict_semver: bool,
     /// Security-class changes are refused whatever the version.
     pub deny_security: bool,
@@ -55,7 +56,7 @@ impl Need {
             Need::Nothing
         } else if changes.breaking {
             Need::NewLine
-        } else if options.strict_semver && changes.additive {
+        } else if options.strict_semver && (changes.additive || changes.security) {
             Need::NewMinor
         } else {
             Need::Higher
@@ -173,7 +174,7 @@ pub enum RefusalReason {
     NotHigher(Relation),
     /// A contract break without a new compatibility line.
     BreakWithoutNewLine,
-    /// `--strict-semver`: an additive change without a new minor.
+    /// `--strict-semver`: an additive or security change without a new minor.
     AdditiveWithoutMinor,
     /// `--deny-security`.
     Security,

@@ -1,0 +1,149 @@
+//! Arguments of `lock`, `check`, `verify` and `diff`. Doc comments are the `--help` text.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::args::{ConnectArgs, FormArg, OutputArgs, TargetArgs};
+
+/// Where the server's version comes from, and the lock file.
+#[derive(Debug, Args, Clone)]
+pub struct VersionArgs {
+    /// The server's version (semver; a leading `v` and PEP 440 versions such as `1.0rc1` are
+    /// accepted). Default: the one manifest in the working directory (`package.json`,
+    /// `Cargo.toml`, `pyproject.toml`), else the server's `serverInfo.version`.
+    #[arg(long, value_name = "VERSION")]
+    pub server_version: Option<String>,
+    /// Read the version from this `package.json`, `Cargo.toml` or `pyproject.toml`.
+    #[arg(long, value_name = "PATH", conflicts_with = "server_version")]
+    pub manifest: Option<PathBuf>,
+}
+
+/// The lock rules' switches.
+#[derive(Debug, Args, Clone)]
+pub struct RuleArgs {
+    /// Also require at least a new minor for additive and security changes (semver's "new
+    /// features"); by default any higher version carries them.
+    #[arg(long)]
+    pub strict_semver: bool,
+    /// Refuse security-class changes (a tool that may now write, a rewritten description, new
+    /// instructions…) whatever the version; by default they are accepted and shown loudly.
+    #[arg(long)]
+    pub deny_security: bool,
+}
+
+/// `mcpseal lock`.
+#[derive(Debug, Args)]
+pub struct LockArgs {
+    /// The lock file.
+    #[arg(long = "lock", default_value = "surface.lock.json", value_name = "FILE")]
+    pub lock: PathBuf,
+    /// Leave this part of the surface out of the hash: a JSON Pointer, with `KEY=VALUE` to pick
+    /// a list item (`/resources`, `/tools/name=clock/description`; `/` in a value is `~1`).
+    /// Repeatable; replaces the exclusions recorded in the lock (default: keep them).
+    #[arg(long = "exclude", value_name = "POINTER")]
+    pub exclude: Vec<String>,
+    /// Canonical form of a new lock (an existing lock keeps its own).
+    #[arg(long, value_enum)]
+    pub form: Option<FormArg>,
+    /// Report format: `text`, `json`, `sarif` or `markdown`.
+    #[arg(long, default_value = "text", value_name = "FORMAT")]
+    pub format: mcpseal_report::Format,
+    /// Most pages read per list before refusing.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub page_cap: usize,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub version: VersionArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub rules: RuleArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub connect: ConnectArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub output: OutputArgs,
+}
+
+/// `mcpseal check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The lock file.
+    #[arg(long = "lock", default_value = "surface.lock.json", value_name = "FILE")]
+    pub lock: PathBuf,
+    /// Report format: `text`, `json`, `sarif` or `markdown`.
+    #[arg(long, default_value = "text", value_name = "FORMAT")]
+    pub format: mcpseal_report::Format,
+    /// Most pages read per list before refusing.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub page_cap: usize,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub version: VersionArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub rules: RuleArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub connect: ConnectArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub output: OutputArgs,
+}
+
+/// `mcpseal verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The lock file.
+    #[arg(long = "lock", default_value = "surface.lock.json", value_name = "FILE")]
+    pub lock: PathBuf,
+    /// Report format: `text`, `json`, `sarif` or `markdown`.
+    #[arg(long, default_value = "text", value_name = "FORMAT")]
+    pub format: mcpseal_report::Format,
+    /// Most pages read per list before refusing.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub page_cap: usize,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub connect: ConnectArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub output: OutputArgs,
+}
+
+/// `mcpseal diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// Report format: `text`, `json`, `sarif` or `markdown`.
+    #[arg(long, default_value = "text", value_name = "FORMAT")]
+    pub format: mcpseal_report::Format,
+    /// Most pages read per list when a side is a live server.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub page_cap: usize,
+    /// The old side: a lock file, a snapshot JSON (`mcpseal snapshot --format json`), a raw
+    /// capture, or an http(s) URL.
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// The new side, as A; or give the server's command after `--` instead.
+    #[arg(value_name = "B")]
+    pub b: Option<String>,
+    /// The new side as a stdio server command line after `--` (no shell).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub connect: ConnectArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub output: OutputArgs,
+}

@@ -1,0 +1,312 @@
+//! `mcpseal lock`: capture twice, apply the lock rules, write `surface.lock.json` atomically.
+//!
+//! The file is only ever replaced through [`crate::atomic`], and only when the rules say so:
+//! a refusal, a volatile surface or any error leaves it byte-identical.
+
+use std::path::{Path, PathBuf};
+
+use mcpseal_client::Connection;
+use mcpseal_surface::lock::{
+    Declared, LockDecision, LockError, LockFile, Pointer, Refusal, RuleOptions, decide_lock,
+    exclude,
+};
+use mcpseal_surface::{Form, jcs, sha256_hex};
+use thiserror::Error;
+
+use crate::diff::{change_kinds, engine};
+use crate::snapshot::{SnapshotError, SnapshotOptions, TrustedCapture, capture_trusted};
+use crate::version_source::{
+    SourcedVersion, VersionRequest, VersionSourceError, reported_by_server, settle,
+};
+
+/// The default lock file name, in the working directory.
+pub const DEFAULT_LOCK: &str = "surface.lock.json";
+
+/// Why a lock workflow (`lock`, `check`, `verify`) has no verdict. Every variant means exit 2.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum WorkflowError {
+    /// There is no lock file.
+    #[error("no lock file at `{0}`")]
+    NoLock(PathBuf),
+    /// The lock file could not be read.
+    #[error("cannot read `{path}`: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The lock file fails its checks.
+    #[error("`{path}`: {source}")]
+    Lock {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: LockError,
+    },
+    /// No trustworthy surface.
+    #[error("no trustworthy surface: {0}")]
+    Capture(#[from] SnapshotError),
+    /// No usable server version.
+    #[error("{0}")]
+    Version(#[from] VersionSourceError),
+    /// `--form` differs from the lock's.
+    #[error("the lock file is in form `{locked}`, not `{asked}`")]
+    FormMismatch {
+        /// The lock's form.
+        locked: Form,
+        /// The form asked for.
+        asked: Form,
+    },
+    /// A new exclusion selects nothing (a typo would silently exclude nothing).
+    #[error("`--exclude {0}` selects nothing in the captured surface")]
+    ExclusionMatchesNothing(String),
+    /// The lock file could not be written.
+    #[error("cannot write `{path}`: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl WorkflowError {
+    /// What the user can do about it.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            WorkflowError::NoLock(_) => {
+                "run `mcpseal lock TARGET` to write it (or pass `--lock FILE`)"
+            }
+            WorkflowError::Read { .. } | WorkflowError::Write { .. } => {
+                "check the path and its permissions"
+            }
+            WorkflowError::Lock { source, .. } => source.hint(),
+            WorkflowError::Capture(e) => e.hint(),
+            WorkflowError::Version(e) => e.hint(),
+            WorkflowError::FormMismatch { .. } => {
+                "drop `--form` to keep the lock's form, or delete the lock file to start over in another form"
+            }
+            WorkflowError::ExclusionMatchesNothing(_) => {
+                "pointers are JSON Pointers into the surface, with `KEY=VALUE` to pick a list item: `/tools/name=clock/description`, `/resources`; see `mcpseal snapshot --format json` for the paths"
+            }
+        }
+    }
+}
+
+/// Reads and checks the lock file; `None` when it does not exist.
+///
+/// # Errors
+/// [`WorkflowError::Read`] or [`WorkflowError::Lock`].
+pub fn read_lock(path: &Path) -> Result<Option<LockFile>, WorkflowError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(WorkflowError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    LockFile::parse(&text)
+        .map(Some)
+        .map_err(|source| WorkflowError::Lock {
+            path: path.to_owned(),
+            source,
+        })
+}
+
+pub(crate) async fn capture(
+    conn: &Connection,
+    form: Form,
+    page_cap: usize,
+) -> Result<TrustedCapture, SnapshotError> {
+    capture_trusted(conn, &SnapshotOptions { form, page_cap }).await
+}
+
+/// How to lock.
+#[derive(Debug, Clone)]
+pub struct LockOptions {
+    /// The lock file.
+    pub path: PathBuf,
+    /// The canonical form; `None` keeps the lock's (`mcpseal/1` for a new lock).
+    pub form: Option<Form>,
+    /// Most pages per list.
+    pub page_cap: usize,
+    /// Exclusions; `None` keeps the lock's.
+    pub exclude: Option<Vec<Pointer>>,
+    /// Rule switches.
+    pub rules: RuleOptions,
+    /// Where the version comes from.
+    pub version: VersionRequest,
+}
+
+/// What `lock` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockOutcome {
+    /// Wrote a new lock file.
+    Created,
+    /// Same surface under a higher version: wrote the new version.
+    Restamped,
+    /// Changed surface under a version the rules accept: wrote it.
+    Accepted,
+    /// Same surface, only the exclusions changed: wrote them.
+    ExclusionsUpdated,
+    /// Same surface and version: nothing written.
+    UpToDate,
+    /// Same surface under a lower version: nothing written (never re-stamped downwards).
+    KeptHigherStamp,
+    /// Refused by a rule: nothing written (exit 1).
+    Refused(Refusal),
+    /// The surface changed between the two captures: nothing written (exit 1).
+    Volatile,
+}
+
+impl LockOutcome {
+    /// Whether the file was written.
+    pub fn written(&self) -> bool {
+        matches!(
+            self,
+            LockOutcome::Created
+                | LockOutcome::Restamped
+                | LockOutcome::Accepted
+                | LockOutcome::ExclusionsUpdated
+        )
+    }
+}
+
+/// The result of `lock`.
+#[derive(Debug, Clone)]
+pub struct LockReport {
+    /// What happened.
+    pub outcome: LockOutcome,
+    /// The lock file.
+    pub path: PathBuf,
+    /// The form.
+    pub form: Form,
+    /// The version the lock had before, if any.
+    pub locked_version: Option<String>,
+    /// The server version used (absent when the surface was volatile).
+    pub version: Option<SourcedVersion>,
+    /// The version the server reports in `serverInfo`.
+    pub reported_version: Option<String>,
+    /// Locked surface → captured surface (for `Volatile`: first capture → second).
+    pub diff: engine::SurfaceDiff,
+    /// The exclusions in force.
+    pub exclude: Vec<String>,
+    /// The captured surface's hash (after exclusions).
+    pub sha256: String,
+}
+
+/// Captures the server twice and applies the lock rules (see the module docs).
+///
+/// # Errors
+/// [`WorkflowError`]; a refusal or a volatile surface is an `Ok` report, not an error.
+pub async fn lock(conn: &Connection, options: &LockOptions) -> Result<LockReport, WorkflowError> {
+    let existing = read_lock(&options.path)?;
+    let form = match (options.form, &existing) {
+        (Some(asked), Some(l)) if asked != l.form => {
+            return Err(WorkflowError::FormMismatch {
+                locked: l.form,
+                asked,
+            });
+        }
+        (Some(f), _) => f,
+        (None, Some(l)) => l.form,
+        (None, None) => Form::McpSeal1,
+    };
+    let pointers: Vec<Pointer> = match (&options.exclude, &existing) {
+        (Some(p), _) => p.clone(),
+        (None, Some(l)) => l.declared.exclude.clone(),
+        (None, None) => Vec::new(),
+    };
+    let first = capture(conn, form, options.page_cap).await?;
+    let second = capture(conn, form, options.page_cap).await?;
+    let surface = first.surface.canonical_value(form);
+    let hashed = exclude::apply(&surface, &pointers);
+    let again = exclude::apply(&second.surface.canonical_value(form), &pointers);
+    let reported = reported_by_server(first.raw.server.as_ref());
+    let mut report = LockReport {
+        outcome: LockOutcome::Volatile,
+        path: options.path.clone(),
+        form,
+        locked_version: existing.as_ref().map(|l| l.declared.version.clone()),
+        version: None,
+        reported_version: reported.clone(),
+        diff: engine::SurfaceDiff::default(),
+        exclude: pointers.iter().map(|p| p.as_str().to_owned()).collect(),
+        sha256: sha256_hex(&jcs(&hashed)),
+    };
+    if hashed != again {
+        report.diff = engine::diff(&hashed, &again);
+        return Ok(report);
+    }
+    if let Some(new) = &options.exclude
+        && let Some(p) = new.iter().find(|p| !p.matches(&surface))
+    {
+        return Err(WorkflowError::ExclusionMatchesNothing(
+            p.as_str().to_owned(),
+        ));
+    }
+    let version = settle(&options.version, reported.as_deref())?;
+    let declared = Declared::new(&version.version, surface, pointers.clone());
+    let decision = match &existing {
+        None => LockDecision::Create,
+        Some(l) => {
+            let locked_version = l
+                .declared
+                .parsed_version()
+                .map_err(|e| WorkflowError::Lock {
+                    path: options.path.clone(),
+                    source: LockError::Version(e),
+                })?;
+            let before = exclude::apply(&l.declared.surface, &pointers);
+            report.diff = engine::diff(&before, &hashed);
+            let mut kinds = change_kinds(&report.diff);
+            kinds.any = kinds.any || sha256_hex(&jcs(&before)) != declared.sha256;
+            decide_lock(
+                Some(&locked_version),
+                &version.version,
+                &kinds,
+                &options.rules,
+            )
+        }
+    };
+    let exclusions_changed = existing
+        .as_ref()
+        .is_some_and(|l| l.declared.exclude != pointers);
+    report.version = Some(version);
+    report.outcome = match decision {
+        LockDecision::Create => LockOutcome::Created,
+        LockDecision::Restamp => LockOutcome::Restamped,
+        LockDecision::Accept => LockOutcome::Accepted,
+        LockDecision::UpToDate if exclusions_changed => LockOutcome::ExclusionsUpdated,
+        LockDecision::UpToDate => LockOutcome::UpToDate,
+        LockDecision::KeepHigherStamp => LockOutcome::KeptHigherStamp,
+        LockDecision::Refuse(r) => LockOutcome::Refused(r),
+    };
+    if report.outcome.written() {
+        let mut file = LockFile::new(form, declared);
+        if report.outcome == LockOutcome::ExclusionsUpdated
+            && let Some(l) = &existing
+        {
+            // Only the exclusions change: keep the stamped version.
+            file.declared.version = l.declared.version.clone();
+        }
+        if let Some(l) = existing {
+            file.extra = l.extra;
+        }
+        crate::atomic::write_atomic(&options.path, file.render().as_bytes()).map_err(|source| {
+            WorkflowError::Write {
+                path: options.path.clone(),
+                source,
+            }
+        })?;
+    }
+    Ok(report)
+}
