@@ -48,9 +48,12 @@ pub async fn serve(handler: Arc<Handler>, ignore_stdin: bool) -> anyhow::Result<
             std::process::exit(0);
         });
     }
-    let app = Router::new()
-        .route("/mcp", any(endpoint))
-        .with_state(handler);
+    let oauth = handler.knobs.oauth;
+    let mut app = Router::new().route("/mcp", any(endpoint));
+    if let Some(how) = oauth {
+        app = oauth_routes(app, port, how);
+    }
+    let app = app.with_state(handler);
     axum::serve(listener, app).await?;
     Ok(())
 }
@@ -91,6 +94,15 @@ fn get(h: &Handler, headers: &HeaderMap) -> Response {
         .and_then(|v| v.to_str().ok())
         .is_some_and(|a| a.contains("text/event-stream"));
     let legacy = h.knobs.mode == Mode::Legacy;
+    if h.knobs.get_events && wants_sse {
+        return sse::response(
+            StatusCode::OK,
+            sse::forever(
+                vec![": standalone stream\n\n".to_owned()],
+                Duration::from_secs(1),
+            ),
+        );
+    }
     if !(legacy || h.knobs.get_stream) || !wants_sse {
         return StatusCode::METHOD_NOT_ALLOWED.into_response();
     }
@@ -235,4 +247,33 @@ fn json_response(h: &Handler, body: Value, status: u16, session: Option<String>)
     *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     add_session(&mut r, session);
     r
+}
+
+/// `--oauth`: RFC 9728 protected-resource metadata for `/mcp` naming this origin as the
+/// authorization server, and that server's RFC 8414 metadata.
+fn oauth_routes(app: Router<Shared>, port: u16, how: crate::knobs::OauthKnob) -> Router<Shared> {
+    let origin = format!("http://127.0.0.1:{port}");
+    let prm = serde_json::json!({
+        "resource": format!("{origin}/mcp"),
+        "authorization_servers": [origin.clone()],
+    });
+    let mut meta = serde_json::json!({
+        "issuer": origin,
+        "authorization_endpoint": format!("{origin}/authorize"),
+        "token_endpoint": format!("{origin}/token"),
+        "registration_endpoint": format!("{origin}/register"),
+        "code_challenge_methods_supported": ["S256"],
+    });
+    if how == crate::knobs::OauthKnob::Modern {
+        meta["authorization_response_iss_parameter_supported"] = Value::Bool(true);
+        meta["client_id_metadata_document_supported"] = Value::Bool(true);
+    }
+    app.route(
+        "/.well-known/oauth-protected-resource/mcp",
+        axum::routing::get(move || async move { axum::Json(prm) }),
+    )
+    .route(
+        "/.well-known/oauth-authorization-server",
+        axum::routing::get(move || async move { axum::Json(meta) }),
+    )
 }

@@ -251,4 +251,21 @@ pub struct Knobs {
     /// HTTP: accept any `Origin` header (DNS-rebinding rule)
     #[arg(long)]
     pub no_origin_check: bool,
+
+    /// HTTP: `GET /mcp` opens a never-ending 2025 standalone SSE stream (no `endpoint` event; MCP010)
+    #[arg(long)]
+    pub get_events: bool,
+
+    /// HTTP: publish OAuth protected-resource and authorization-server metadata (MCP019/020)
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub oauth: Option<OauthKnob>,
+}
+
+/// Which OAuth metadata the HTTP fixture publishes (authorization-server rules).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OauthKnob {
+    /// Dynamic Client Registration only, no RFC 9207 `iss` support advertised.
+    Legacy,
+    /// RFC 9207 `iss` and Client ID Metadata Documents advertised (DCR kept for old clients).
+    Modern,
 }

@@ -99,8 +99,17 @@ pub fn unreachable_report(target: &str, transport: &str, reason: &str) -> ProbeR
     }
 }
 
-/// Probes the server behind `conn`.
+/// Probes the server behind `conn` with every registered rule.
 pub async fn probe(conn: &Connection, options: &ProbeOptions) -> ProbeReport {
+    probe_with(conn, options, REGISTRY).await
+}
+
+/// Probes with an explicit rule list (extensions, tests); `options.only`/`skip` still apply.
+pub async fn probe_with(
+    conn: &Connection,
+    options: &ProbeOptions,
+    rules: &[&crate::rule::Rule],
+) -> ProbeReport {
     let started = Instant::now();
     let started_at = rfc3339_now();
     let target = conn.target().display();
@@ -124,7 +133,7 @@ pub async fn probe(conn: &Connection, options: &ProbeOptions) -> ProbeReport {
     let mut findings: Vec<Finding> = Vec::new();
     let mut crashed = Vec::new();
     let mut checks = 0;
-    for rule in REGISTRY.iter().filter(|r| {
+    for rule in rules.iter().filter(|r| {
         r.applies_to(transport)
             && (options.only.is_empty() || options.only.iter().any(|i| i == r.id))
             && !options.skip.iter().any(|i| i == r.id)

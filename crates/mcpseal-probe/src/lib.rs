@@ -38,7 +38,9 @@ pub mod rule;
 pub mod rules;
 
 pub use context::ProbeContext;
-pub use engine::{ProbeOptions, UnknownRules, parse_rule_ids, probe, unreachable_report};
+pub use engine::{
+    ProbeOptions, UnknownRules, parse_rule_ids, probe, probe_with, unreachable_report,
+};
 pub use rule::{FindingExt, Rule, RuleError, RuleResult};
 
 /// The static description of every registered rule, in id order.

@@ -38,7 +38,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             continue;
         }
         let mut missing = Vec::new();
-        if !result.get("ttlMs").is_some_and(|t| t.as_u64().is_some()) {
+        if result.get("ttlMs").is_none_or(|t| t.as_u64().is_none()) {
             missing.push(match result.get("ttlMs") {
                 None => "no `ttlMs`".to_owned(),
                 Some(v) => format!("`ttlMs: {v}` (not an integer ≥ 0)"),

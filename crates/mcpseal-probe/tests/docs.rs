@@ -1,0 +1,55 @@
+//! `docs/rules/` is generated from the rule sources: this test fails when a committed page is
+//! stale or missing. `MCPSEAL_UPDATE_DOCS=1 cargo test -p mcpseal-probe --test docs` rewrites
+//! them. Also pins the public rule ids: ids are permanent, never reused or renumbered.
+
+use std::path::PathBuf;
+
+fn docs_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules")
+}
+
+#[test]
+fn rule_pages_are_up_to_date() {
+    let dir = docs_dir();
+    let update = std::env::var_os("MCPSEAL_UPDATE_DOCS").is_some_and(|v| v == "1");
+    if update {
+        std::fs::create_dir_all(&dir).expect("create docs/rules");
+    }
+    let mut stale = Vec::new();
+    for (name, contents) in mcpseal_probe::docs::pages() {
+        let path = dir.join(&name);
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        if current != contents {
+            if update {
+                std::fs::write(&path, contents).expect("write page");
+            } else {
+                stale.push(name);
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale or missing pages in docs/rules: {stale:?}\nhint: run `MCPSEAL_UPDATE_DOCS=1 cargo test -p mcpseal-probe --test docs`"
+    );
+}
+
+#[test]
+fn rule_ids_are_permanent() {
+    let ids: Vec<(&str, Option<&str>)> = mcpseal_probe::rules::REGISTRY
+        .iter()
+        .map(|r| (r.id, r.anchor_id))
+        .collect();
+    let expected: Vec<(String, Option<String>)> = (1..=21)
+        .map(|n| (format!("SEAL{n:03}"), Some(format!("MCP{n:03}"))))
+        .collect();
+    let got: Vec<(String, Option<String>)> = ids
+        .iter()
+        .map(|(i, a)| ((*i).to_owned(), a.map(str::to_owned)))
+        .collect();
+    assert_eq!(got, expected);
+    for rule in mcpseal_probe::rules::REGISTRY {
+        let info = rule.info();
+        assert!(!info.rationale.is_empty(), "{} has no rationale", rule.id);
+        assert!(!info.transports.is_empty());
+    }
+}
