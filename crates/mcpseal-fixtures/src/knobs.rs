@@ -128,6 +128,11 @@ pub struct Knobs {
     #[arg(long, value_name = "V")]
     pub server_version: Option<String>,
 
+    /// Append ` (listing N)` to TOOL's description, N counting `tools/list` calls (a surface
+    /// that changes between two captures: lock refusal and `--exclude`)
+    #[arg(long, value_name = "TOOL")]
+    pub volatile_description: Option<String>,
+
     /// Never answer METHOD; keep serving everything else (per-request timeout)
     #[arg(long, value_name = "METHOD")]
     pub hang_on: Vec<String>,

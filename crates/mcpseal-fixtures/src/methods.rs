@@ -198,6 +198,13 @@ impl Handler {
             if flip {
                 items.reverse();
             }
+            if kind == ListKind::Tools
+                && let Some(name) = &self.knobs.volatile_description
+                && let Some(tool) = items.iter_mut().find(|t| t["name"] == name.as_str())
+            {
+                let text = tool["description"].as_str().unwrap_or_default().to_owned();
+                tool["description"] = json!(format!("{text} (listing {calls})"));
+            }
             if self.knobs.shuffle {
                 let st = &mut *st;
                 paging::shuffle(&mut items, &st.last_order[kind as usize], &mut st.rng);
