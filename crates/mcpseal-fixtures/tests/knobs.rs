@@ -259,6 +259,7 @@ async fn help_lists_every_knob() {
             "--duplicate",
             "--surface",
             "--server-version",
+            "--volatile-description",
             "--hang-on",
             "--flood",
             "--sse-endless",
