@@ -33,7 +33,7 @@ use mcpseal_surface::{Form, Surface};
 use serde_json::{Map, Value, json};
 use thiserror::Error;
 
-pub use crate::diff_shim as engine;
+pub use mcpseal_surface::diff as engine;
 use engine::{ChangeClass, SurfaceDiff};
 
 /// One side of a diff: a canonical surface and the exclusions its lock recorded.

@@ -13,8 +13,6 @@ pub mod atomic;
 pub mod check;
 mod connect;
 pub mod diff;
-#[doc(hidden)]
-pub mod diff_shim;
 pub mod lock;
 pub mod probe;
 mod rpc;
