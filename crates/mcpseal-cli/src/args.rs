@@ -28,6 +28,9 @@ pub enum Command {
     Rpc(RpcArgs),
     /// Capture a server's surface and print its fingerprint.
     Snapshot(SnapshotArgs),
+    /// Probe a live server for conformance with MCP 2026-07-28 (exit 0 ready, 1 findings at or
+    /// above `--fail-on`, 2 usage error, unreachable or incomplete).
+    Probe(ProbeArgs),
     /// Lock the surface next to the server's version in `surface.lock.json` (refuses a changed
     /// surface without the right version bump; exit 1 refused).
     Lock(crate::lock_args::LockArgs),
@@ -170,6 +173,54 @@ pub struct SnapshotArgs {
     /// this file; `tools/fingerprint.py FILE` recomputes the fingerprint from it.
     #[arg(long, value_name = "FILE")]
     pub save_capture: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub connect: ConnectArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub output: OutputArgs,
+}
+
+/// `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Exit 1 when there is at least one error finding.
+    Error,
+    /// Exit 1 when there is at least one error or warning finding.
+    Warning,
+    /// Never exit 1 (unreachable and incomplete runs still exit 2).
+    Never,
+}
+
+/// `mcpseal probe`.
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// Report format: `text`, `json`, `sarif` or `markdown`.
+    #[arg(long, default_value = "text", value_name = "FORMAT")]
+    pub format: mcpseal_report::Format,
+    /// Also write the same probe rendered as FORMAT to FILE (repeatable; split at the first
+    /// `:`, so `json:C:\out.json` works). Checked before the server is started.
+    #[arg(long = "emit", value_name = "FORMAT:FILE")]
+    pub emit: Vec<String>,
+    /// Add the wire traffic behind each finding (text format).
+    #[arg(long)]
+    pub verbose: bool,
+    /// Run only these rules: comma-separated ids, case-insensitive (repeatable).
+    #[arg(long, value_name = "IDS")]
+    pub only: Vec<String>,
+    /// Skip these rules: comma-separated ids, case-insensitive (repeatable).
+    #[arg(long, value_name = "IDS")]
+    pub skip: Vec<String>,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+    /// List the rules (id, severity, remediation, transports, mcp-stateless id, title) and exit;
+    /// no target needed. `--format json|markdown` for machine-readable lists.
+    #[arg(long)]
+    pub list_rules: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub target: TargetArgs,

@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Rpc(args) => commands::rpc::run(args).await,
             Command::Snapshot(args) => commands::snapshot::run(args).await,
+            Command::Probe(args) => commands::probe::run(args).await,
             Command::Lock(args) => commands::lock::run(args).await,
             Command::Check(args) => commands::check::run(args).await,
             Command::Verify(args) => commands::verify::run(args).await,

@@ -4,6 +4,7 @@ pub mod check;
 pub mod diff;
 pub mod drift;
 pub mod lock;
+pub mod probe;
 pub mod rpc;
 pub mod snapshot;
 pub mod verify;

@@ -1,0 +1,229 @@
+//! `mcpseal probe` end to end: the built binary against the real fixture over stdio and HTTP.
+//! Exit codes, `--fail-on`, `--only`/`--skip`, `--emit`, `--list-rules`, run states, and no
+//! credential in any report format.
+
+use std::time::Duration;
+
+use assert_cmd::Command;
+use mcpseal_fixtures::{HttpFixture, stdio_argv};
+use serde_json::Value;
+
+fn mcpseal() -> Command {
+    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
+    cmd.timeout(Duration::from_secs(30)).env("NO_COLOR", "1");
+    cmd
+}
+
+/// `mcpseal probe ARGS -- fixture FIXTURE_ARGS`: (exit code, stdout, stderr).
+fn probe_stdio(args: &[&str], fixture: &[&str]) -> (i32, String, String) {
+    let out = mcpseal()
+        .arg("probe")
+        .args(["--timeout", "3s"])
+        .args(args)
+        .arg("--")
+        .args(stdio_argv(fixture))
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(stdout: &str) -> Value {
+    serde_json::from_str(stdout).expect("stdout is JSON")
+}
+
+#[test]
+fn exit_codes_follow_the_report_and_fail_on() {
+    assert_eq!(probe_stdio(&[], &["--mode", "modern"]).0, 0);
+    let (code, out, _) = probe_stdio(&[], &["--mode", "legacy"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("NOT READY"), "{out}");
+    assert_eq!(
+        probe_stdio(&["--fail-on", "never"], &["--mode", "legacy"]).0,
+        0
+    );
+    // Warnings only: below the default threshold, at the `warning` one.
+    let only = ["--only", "seal015,SEAL017"];
+    assert_eq!(probe_stdio(&only, &["--mode", "legacy"]).0, 0);
+    let with_warning = [only[0], only[1], "--fail-on", "warning"];
+    assert_eq!(probe_stdio(&with_warning, &["--mode", "legacy"]).0, 1);
+    assert_eq!(probe_stdio(&[], &["--mode", "dual"]).0, 0);
+    assert_eq!(
+        probe_stdio(&["--fail-on", "warning"], &["--mode", "dual"]).0,
+        1
+    );
+}
+
+#[test]
+fn only_and_skip_select_rules() {
+    let (code, out, _) = probe_stdio(
+        &["--format", "json", "--skip", "SEAL001,seal002"],
+        &["--mode", "legacy"],
+    );
+    assert_eq!(code, 1);
+    let doc = json(&out);
+    let ids: Vec<&str> = doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["ruleId"].as_str())
+        .collect();
+    assert!(
+        !ids.contains(&"SEAL001") && !ids.contains(&"SEAL002"),
+        "{ids:?}"
+    );
+    assert!(ids.contains(&"SEAL006"));
+    assert_eq!(doc["summary"]["checks"], 13);
+}
+
+#[test]
+fn unknown_rule_ids_and_bad_emits_are_usage_errors_before_anything_starts() {
+    // The "server" would fail the test if it were started: it does not exist.
+    for args in [
+        &["--only", "SEAL001,MCP999"][..],
+        &["--skip", "nope"][..],
+        &["--emit", "yaml:out.yaml"][..],
+        &["--emit", "json"][..],
+    ] {
+        let out = mcpseal()
+            .arg("probe")
+            .args(args)
+            .args(["--", "/nonexistent/server"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error:"), "{err}");
+        assert!(!err.contains("unreachable"), "{err}");
+    }
+}
+
+#[test]
+fn a_command_that_cannot_start_is_unreachable_with_zero_findings() {
+    let out = mcpseal()
+        .args(["probe", "--format", "json", "--fail-on", "never", "--"])
+        .arg("/nonexistent/mcpseal-no-such-server")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let doc = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(doc["state"], "unreachable");
+    assert_eq!(doc["findings"].as_array().map(Vec::len), Some(0));
+    assert_eq!(doc["ready"], false);
+}
+
+#[test]
+fn a_server_that_exits_after_discover_is_incomplete_even_with_fail_on_never() {
+    let (code, out, err) = probe_stdio(
+        &["--format", "json", "--fail-on", "never"],
+        &["--exit-after-discover"],
+    );
+    assert_eq!(code, 2, "{err}");
+    let doc = json(&out);
+    assert_eq!(doc["state"], "incomplete");
+    assert_eq!(doc["ready"], false);
+    assert!(err.contains("incomplete"), "{err}");
+}
+
+#[test]
+fn emit_renders_one_probe_many_ways() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+    let emits = [
+        format!("json:{}", path("r.json")),
+        format!("sarif:{}", path("r.sarif")),
+        format!("markdown:{}", path("r.md")),
+    ];
+    let mut args = vec!["--format", "text"];
+    for e in &emits {
+        args.extend(["--emit", e.as_str()]);
+    }
+    let (code, out, _) = probe_stdio(&args, &["--mode", "legacy"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("NOT READY"));
+    let read = |n: &str| std::fs::read_to_string(dir.path().join(n)).expect("emitted");
+    let doc: Value = serde_json::from_str(&read("r.json")).expect("json");
+    let sarif: Value = serde_json::from_str(&read("r.sarif")).expect("sarif");
+    assert_eq!(sarif["version"], "2.1.0");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(
+        results.len(),
+        doc["findings"].as_array().map_or(0, Vec::len)
+    );
+    assert!(read("r.md").contains("SEAL001"));
+    // One probe: the same findings in every rendering.
+    assert!(doc["findings"].as_array().is_some_and(|f| f.len() == 14));
+}
+
+#[test]
+fn list_rules_needs_no_target() {
+    let out = mcpseal()
+        .args(["probe", "--list-rules"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 21);
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|l| l.starts_with("SEAL001") && l.contains("MCP001"))
+    );
+    let out = mcpseal()
+        .args(["probe", "--list-rules", "--format", "json"])
+        .output()
+        .expect("runs");
+    let rules = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(rules.as_array().map(Vec::len), Some(21));
+    assert_eq!(rules[2]["transports"], serde_json::json!(["http"]));
+}
+
+#[test]
+fn a_bearer_token_appears_in_no_report_format() {
+    const TOKEN: &str = "s3cr3t-probe-token-6f1e";
+    let fx = HttpFixture::start(&["--mode", "legacy"]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = |f: &str| dir.path().join(format!("r.{f}"));
+    let mut cmd = mcpseal();
+    cmd.args(["probe", "--verbose", "--timeout", "3s", "--format", "text"])
+        .args(["--header", &format!("Authorization: Bearer {TOKEN}")])
+        .args(["--header", &format!("X-Api-Key: {TOKEN}-key")]);
+    for f in ["json", "sarif", "markdown", "text"] {
+        cmd.args(["--emit", &format!("{f}:{}", file(f).display())]);
+    }
+    let out = cmd.arg(&fx.url).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let mut all = vec![
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ];
+    for f in ["json", "sarif", "markdown", "text"] {
+        all.push(std::fs::read_to_string(file(f)).expect("emitted"));
+    }
+    // The evidence does carry the header, redacted.
+    assert!(all[2].contains("Authorization") && all[2].contains("[redacted]"));
+    for (i, text) in all.iter().enumerate() {
+        assert!(!text.contains(TOKEN), "output {i} leaks the token");
+        assert!(
+            !text.contains("s3cr3t"),
+            "output {i} leaks part of the token"
+        );
+    }
+}
+
+#[test]
+fn legacy_over_http_exits_like_stdio() {
+    let fx = HttpFixture::start(&["--mode", "legacy"]);
+    let out = mcpseal()
+        .args(["probe", "--format", "json", "--timeout", "3s", &fx.url])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let doc = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(doc["state"], "measured");
+    assert_eq!(doc["summary"]["errors"], 12);
+    assert_eq!(doc["summary"]["warnings"], 4);
+}
