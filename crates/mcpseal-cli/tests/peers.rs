@@ -68,8 +68,9 @@ struct Problems(Vec<String>);
 impl Problems {
     fn check<T: PartialEq + std::fmt::Debug>(&mut self, what: &str, observed: T, expected: T) {
         if observed != expected {
-            self.0
-                .push(format!("{what}: observed {observed:?}, expected {expected:?}"));
+            self.0.push(format!(
+                "{what}: observed {observed:?}, expected {expected:?}"
+            ));
         }
     }
     fn push(&mut self, s: String) {
@@ -155,8 +156,7 @@ fn check_peer(id: &str) {
                     lock.server_version.as_str(),
                     peer.server_version(),
                 );
-                let dir = tempfile::tempdir().expect("temp dir");
-                let lock_file = dir.path().join("mcpseal.lock");
+                let lock_file = run.work.path().join("surface.lock.json");
                 let lock_arg = lock_file.to_string_lossy().into_owned();
                 let out = run.mcpseal(&[
                     "lock",
@@ -170,7 +170,13 @@ fn check_peer(id: &str) {
                 if out.code != Some(0) || !lock_file.exists() {
                     problems.push(format!("lock failed or wrote no file\n{}", out.describe()));
                 } else {
-                    let out = run.mcpseal(&["check", "--lock", &lock_arg]);
+                    let out = run.mcpseal(&[
+                        "check",
+                        "--server-version",
+                        &lock.server_version,
+                        "--lock",
+                        &lock_arg,
+                    ]);
                     timings.insert("check".to_owned(), out.elapsed.as_millis());
                     row["lock"]["checkExit"] = json!(out.code);
                     if out.code != Some(0) {
@@ -200,7 +206,10 @@ fn check_peer(id: &str) {
                         "observed": f["observed"],
                     }));
                 }
-                let crashed = report["crashedRules"].as_array().cloned().unwrap_or_default();
+                let crashed = report["crashedRules"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
                 row["probe"] = json!({
                     "exit": out.code,
                     "state": report["state"],
@@ -223,10 +232,14 @@ fn check_peer(id: &str) {
                         let got: Vec<&String> = observed.keys().collect();
                         let want: Vec<&String> = p.findings.keys().collect();
                         if got != want {
-                            let unexpected: Vec<_> =
-                                got.iter().filter(|r| !p.findings.contains_key(**r)).collect();
-                            let missing: Vec<_> =
-                                want.iter().filter(|r| !observed.contains_key(**r)).collect();
+                            let unexpected: Vec<_> = got
+                                .iter()
+                                .filter(|r| !p.findings.contains_key(**r))
+                                .collect();
+                            let missing: Vec<_> = want
+                                .iter()
+                                .filter(|r| !observed.contains_key(**r))
+                                .collect();
                             problems.push(format!(
                                 "probe rule ids: observed {got:?}, expected {want:?} \
                                  (unexpected {unexpected:?}, missing {missing:?}); unexpected \
@@ -289,7 +302,12 @@ fn every_peer_has_a_test_and_expectations() {
     assert_eq!(ids, TESTED, "peers.json and the tests in peers.rs disagree");
     let mut files: Vec<String> = std::fs::read_dir(expect::expectations_dir())
         .expect("tests/peers/expectations exists")
-        .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
+        .map(|e| {
+            e.expect("dir entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     files.sort();
     let mut want: Vec<String> = ids.iter().map(|id| format!("{id}.json")).collect();

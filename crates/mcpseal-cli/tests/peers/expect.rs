@@ -197,25 +197,28 @@ pub fn render_doc() -> String {
          (`-32601`).\n\
          * **fingerprint**: the first 16 hex digits of the `mcpseal/1` `sha256` (full value in the \
          expectations file).\n\
+         * **lock version**: the `--server-version` given to `mcpseal lock` and `mcpseal check` \
+         (the version the server reports, which differs from the package version for three npm \
+         servers).\n\
          * **findings**: rule ids of `mcpseal probe` findings, `(w)` = warning; each one is \
          justified from the spec below.\n\n",
     );
     out.push_str(
-        "| peer | package @ version | reports | era (served) | transport | snapshot era | lists | fingerprint | probe | findings |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n",
+        "| peer | package @ version | SDK | reports | era (served) | transport | snapshot era | lists | fingerprint | lock version | probe | findings |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (p, e) in &exps {
-        let fp = e
-            .snapshot
-            .fingerprint
-            .as_deref()
-            .map_or_else(|| "not pinned".to_owned(), |f| format!("`{}`", &f[..16.min(f.len())]));
+        let fp = e.snapshot.fingerprint.as_deref().map_or_else(
+            || "not pinned".to_owned(),
+            |f| format!("`{}`", &f[..16.min(f.len())]),
+        );
         let _ = writeln!(
             out,
-            "| `{}` | {} {} | {} {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| `{}` | {} {} | {} | {} {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             p.id,
             p.package,
             p.version,
+            p.sdk,
             p.server_info.name,
             p.server_info.version,
             era_cell(p),
@@ -227,6 +230,10 @@ pub fn render_doc() -> String {
             e.snapshot.era,
             counts_cell(&e.snapshot.counts),
             fp,
+            e.lock.as_ref().map_or_else(
+                || "not asserted".to_owned(),
+                |l| format!("`{}`", l.server_version)
+            ),
             verdict_cell(e),
             findings_cell(e),
         );
@@ -253,10 +260,7 @@ pub fn render_doc() -> String {
         let _ = writeln!(out, "### {rule}\n");
         let mut groups: Vec<(&str, &str, Vec<&str>)> = Vec::new();
         for (peer, sev, just) in rows {
-            match groups
-                .iter_mut()
-                .find(|(s, j, _)| s == sev && j == just)
-            {
+            match groups.iter_mut().find(|(s, j, _)| s == sev && j == just) {
                 Some(g) => g.2.push(peer),
                 None => groups.push((sev, just, vec![peer])),
             }

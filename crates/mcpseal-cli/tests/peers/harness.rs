@@ -95,7 +95,8 @@ pub fn peer(id: &str) -> &'static Peer {
         .unwrap_or_else(|| panic!("no peer `{id}` in tests/peers/peers.json"))
 }
 
-const INSTALL_HINT: &str = "run `bash tests/peers/install.sh` (scripts/test and .ci/run do) before the tests";
+const INSTALL_HINT: &str =
+    "run `bash tests/peers/install.sh` (scripts/test and .ci/run do) before the tests";
 
 impl Peer {
     /// Fails loudly when something the peer needs is not installed: its program, any
@@ -180,7 +181,10 @@ impl Placeholders {
         if let Some(port) = self.port {
             out = out.replace("{port}", &port.to_string());
         }
-        assert!(!out.contains("{port}"), "`{{port}}` used without a port: {s}");
+        assert!(
+            !out.contains("{port}"),
+            "`{{port}}` used without a port: {s}"
+        );
         out
     }
 }
@@ -206,6 +210,9 @@ pub enum Target {
 /// Everything one test needs to speak to its peer; drop it to stop the peer and clean up.
 pub struct PeerRun {
     pub target: Target,
+    /// `mcpseal`'s own working directory: empty, so no manifest (`Cargo.toml`, `package.json`)
+    /// is picked up as the server's version, and relative outputs stay out of the repository.
+    pub work: tempfile::TempDir,
     // Dropped after `target`: the server may still be writing there until it is killed.
     _placeholders: Placeholders,
 }
@@ -236,6 +243,7 @@ impl PeerRun {
         };
         PeerRun {
             target,
+            work: tempfile::tempdir().expect("temp dir"),
             _placeholders: ph,
         }
     }
@@ -243,7 +251,9 @@ impl PeerRun {
     /// Runs `mcpseal <args> <target>` with the deadline; never panics on a non-zero exit.
     pub fn mcpseal(&self, args: &[&str]) -> CmdOutput {
         let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mcpseal"));
-        cmd.timeout(COMMAND_DEADLINE).args(args);
+        cmd.timeout(COMMAND_DEADLINE)
+            .current_dir(self.work.path())
+            .args(args);
         match &self.target {
             Target::Stdio { cwd, env, argv } => {
                 cmd.arg("--cwd").arg(cwd);
@@ -422,7 +432,11 @@ impl Server {
                     if let Ok(mut log) = log.lock() {
                         log.push(format!(
                             "{}: {line}",
-                            if stream == Stream::Stdout { "out" } else { "err" }
+                            if stream == Stream::Stdout {
+                                "out"
+                            } else {
+                                "err"
+                            }
                         ));
                     }
                     let _ = tx.send((stream, line));
