@@ -359,8 +359,9 @@ impl Surface {
     ///
     /// # Errors
     /// Fails closed ([`SurfaceError`]) on a lone surrogate anywhere in the server result or in
-    /// a page of a list without failure, on unrepresentable JSON there, on an item without a
-    /// string identity, and on duplicate identities within a list.
+    /// any page (failed lists included), on unrepresentable JSON there (numbers beyond the
+    /// double range, nesting deeper than 127), on an item of a served list without a string
+    /// identity, and on duplicate identities within a served list.
     pub fn from_capture(capture: &RawCapture) -> Result<Surface, SurfaceError> {
         validate_raw(capture)?;
         Self::build(capture, true)
