@@ -158,7 +158,8 @@ impl RawCapture {
     /// [`SurfaceError::Capture`] when the bytes are not a capture document (invalid JSON,
     /// invalid UTF-8, unknown era, wrong shapes).
     /// [`SurfaceError::LoneSurrogate`] when a lone surrogate escape appears anywhere in the
-    /// document (see [`validate_json`]).
+    /// document, or [`SurfaceError::Capture`] when a number is beyond the double range or
+    /// nesting exceeds 127 levels anywhere (one allocation-free validating pass).
     pub fn from_slice(bytes: &[u8]) -> Result<Self, SurfaceError> {
         let capture_error = |source: serde_json::Error| {
             if crate::surface::is_surrogate_error(&source) {
