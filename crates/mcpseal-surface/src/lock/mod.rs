@@ -20,3 +20,8 @@ pub use rules::{
     ChangeKinds, LockDecision, Need, Refusal, RefusalReason, Relation, RuleOptions, decide_lock,
 };
 pub use version::{Version, VersionError};
+
+/// The JSON Schema (2020-12) of the lock file, as shipped in
+/// `crates/mcpseal-surface/schema/surface-lock.schema.json`. Every lock [`LockFile::render`]
+/// writes validates against it (tested); the hash rule is checked by [`LockFile::parse`].
+pub const LOCK_SCHEMA: &str = include_str!("../../schema/surface-lock.schema.json");
