@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use expect::{Counts, Expectations};
-use harness::{PeerRun, all_peers, has_subcommand, peer, repo_root};
+use harness::{PeerRun, all_peers, peer, repo_root};
 
 /// Whole-test budget per peer (every command also has its own deadline).
 const PEER_BUDGET: Duration = Duration::from_secs(100);
@@ -97,7 +97,47 @@ fn check_peer(id: &str) {
     let mut row = json!({ "id": id, "transport": peer.transport, "servedEra": peer.era });
     let mut timings = BTreeMap::new();
 
-    // Snapshot, twice.
+    check_snapshots(&run, peer, &exp, &mut problems, &mut row, &mut timings);
+    match &exp.lock {
+        Some(lock) => check_lock(&run, peer, lock, &mut problems, &mut row, &mut timings),
+        None => problems.push("the expectations have no `lock` section".to_owned()),
+    }
+    match &exp.probe {
+        Some(probe) => check_probe(&run, probe, &mut problems, &mut row, &mut timings),
+        None => problems.push("the expectations have no `probe` section".to_owned()),
+    }
+
+    let elapsed = started.elapsed();
+    row["timingsMs"] = json!(timings);
+    row["totalMs"] = json!(elapsed.as_millis());
+    write_row(id, &row);
+    let server_log = run.server_log();
+    drop(run);
+    assert!(
+        problems.0.is_empty(),
+        "peer `{id}` does not match tests/peers/expectations/{id}.json (observed: \
+         target/peers-rows/{id}.json):\n- {}\nserver output (HTTP peers):\n{server_log}",
+        problems.0.join("\n- ")
+    );
+    assert!(
+        elapsed < PEER_BUDGET,
+        "peer `{id}` took {elapsed:?} (budget {PEER_BUDGET:?})"
+    );
+}
+
+type Timings = BTreeMap<String, u128>;
+
+/// `snapshot --format json` twice: same fingerprint, expected era, server, counts (and the
+/// fingerprint itself when pinned).
+fn check_snapshots(
+    run: &PeerRun,
+    peer: &harness::Peer,
+    exp: &Expectations,
+    problems: &mut Problems,
+    row: &mut Value,
+    timings: &mut Timings,
+) {
+    let id = &peer.id;
     let mut fingerprints = Vec::new();
     for i in 0..2 {
         let out = run.mcpseal(&["snapshot", "--format", "json"]);
@@ -143,148 +183,116 @@ fn check_peer(id: &str) {
         fingerprints[1].as_str(),
         fingerprints[0].as_str(),
     );
+}
 
-    // Lock, then check on the unchanged server.
-    if has_subcommand("lock") && has_subcommand("check") {
-        match &exp.lock {
-            None => problems.push(
-                "`mcpseal lock` exists but the expectations have no `lock` section".to_owned(),
-            ),
-            Some(lock) => {
+/// `lock` into a temp file, then `check` against it: both exit 0 on the unchanged server.
+fn check_lock(
+    run: &PeerRun,
+    peer: &harness::Peer,
+    lock: &expect::LockExpect,
+    problems: &mut Problems,
+    row: &mut Value,
+    timings: &mut Timings,
+) {
+    problems.check(
+        "lock serverVersion vs peers.json server_info.version",
+        lock.server_version.as_str(),
+        peer.server_version(),
+    );
+    let lock_file = run.work.path().join("surface.lock.json");
+    let lock_arg = lock_file.to_string_lossy().into_owned();
+    let version = lock.server_version.as_str();
+    let out = run.mcpseal(&["lock", "--server-version", version, "--lock", &lock_arg]);
+    timings.insert("lock".to_owned(), out.elapsed.as_millis());
+    row["lock"] = json!({ "lockExit": out.code });
+    if out.code != Some(0) || !lock_file.exists() {
+        problems.push(format!("lock failed or wrote no file\n{}", out.describe()));
+        return;
+    }
+    let out = run.mcpseal(&["check", "--server-version", version, "--lock", &lock_arg]);
+    timings.insert("check".to_owned(), out.elapsed.as_millis());
+    row["lock"]["checkExit"] = json!(out.code);
+    if out.code != Some(0) {
+        problems.push(format!(
+            "check on the unchanged server failed\n{}",
+            out.describe()
+        ));
+    }
+}
+
+/// `probe --format json`: no crashed rule, the expected state and readiness, exactly the
+/// expected rule ids, each with its expected severity.
+fn check_probe(
+    run: &PeerRun,
+    p: &expect::ProbeExpect,
+    problems: &mut Problems,
+    row: &mut Value,
+    timings: &mut Timings,
+) {
+    let out = run.mcpseal(&["probe", "--format", "json"]);
+    timings.insert("probe".to_owned(), out.elapsed.as_millis());
+    let report = match out.json() {
+        Ok(report) => report,
+        Err(e) => {
+            problems.push(format!("probe: {e}"));
+            return;
+        }
+    };
+    let mut observed: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for f in report["findings"].as_array().into_iter().flatten() {
+        let rule = f["ruleId"].as_str().unwrap_or("?").to_owned();
+        observed.entry(rule).or_default().push(json!({
+            "severity": f["severity"],
+            "title": f["title"],
+            "observed": f["observed"],
+        }));
+    }
+    let crashed = report["crashedRules"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    row["probe"] = json!({
+        "exit": out.code,
+        "state": report["state"],
+        "ready": report["ready"],
+        "summary": report["summary"],
+        "crashedRules": crashed,
+        "findings": observed,
+    });
+    if !crashed.is_empty() {
+        problems.push(format!("probe: crashed rules {crashed:?}"));
+    }
+    problems.check("probe state", report["state"].as_str(), Some(&*p.state));
+    problems.check("probe ready", report["ready"].as_bool(), Some(p.ready));
+    let got: Vec<&String> = observed.keys().collect();
+    let want: Vec<&String> = p.findings.keys().collect();
+    if got != want {
+        let unexpected: BTreeMap<&str, &Vec<Value>> = observed
+            .iter()
+            .filter(|(r, _)| !p.findings.contains_key(*r))
+            .map(|(r, f)| (r.as_str(), f))
+            .collect();
+        let missing: Vec<_> = want
+            .iter()
+            .filter(|r| !observed.contains_key(**r))
+            .collect();
+        problems.push(format!(
+            "probe rule ids: observed {got:?}, expected {want:?}; missing {missing:?}; \
+             unexpected findings: {}",
+            serde_json::to_string_pretty(&unexpected).unwrap_or_default()
+        ));
+    }
+    for (rule, fs) in &observed {
+        if let Some(e) = p.findings.get(rule) {
+            for f in fs {
                 problems.check(
-                    "lock serverVersion vs peers.json server_info.version",
-                    lock.server_version.as_str(),
-                    peer.server_version(),
+                    &format!("probe {rule} severity"),
+                    f["severity"].as_str(),
+                    Some(e.severity.as_str()),
                 );
-                let lock_file = run.work.path().join("surface.lock.json");
-                let lock_arg = lock_file.to_string_lossy().into_owned();
-                let out = run.mcpseal(&[
-                    "lock",
-                    "--server-version",
-                    &lock.server_version,
-                    "--lock",
-                    &lock_arg,
-                ]);
-                timings.insert("lock".to_owned(), out.elapsed.as_millis());
-                row["lock"] = json!({ "lockExit": out.code });
-                if out.code != Some(0) || !lock_file.exists() {
-                    problems.push(format!("lock failed or wrote no file\n{}", out.describe()));
-                } else {
-                    let out = run.mcpseal(&[
-                        "check",
-                        "--server-version",
-                        &lock.server_version,
-                        "--lock",
-                        &lock_arg,
-                    ]);
-                    timings.insert("check".to_owned(), out.elapsed.as_millis());
-                    row["lock"]["checkExit"] = json!(out.code);
-                    if out.code != Some(0) {
-                        problems.push(format!(
-                            "check on the unchanged server failed\n{}",
-                            out.describe()
-                        ));
-                    }
-                }
             }
         }
     }
-
-    // Probe.
-    if has_subcommand("probe") {
-        let out = run.mcpseal(&["probe", "--format", "json"]);
-        timings.insert("probe".to_owned(), out.elapsed.as_millis());
-        match out.json() {
-            Err(e) => problems.push(format!("probe: {e}")),
-            Ok(report) => {
-                let mut observed: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-                for f in report["findings"].as_array().into_iter().flatten() {
-                    let rule = f["ruleId"].as_str().unwrap_or("?").to_owned();
-                    observed.entry(rule).or_default().push(json!({
-                        "severity": f["severity"],
-                        "title": f["title"],
-                        "observed": f["observed"],
-                    }));
-                }
-                let crashed = report["crashedRules"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default();
-                row["probe"] = json!({
-                    "exit": out.code,
-                    "state": report["state"],
-                    "ready": report["ready"],
-                    "summary": report["summary"],
-                    "crashedRules": crashed,
-                    "findings": observed,
-                });
-                if !crashed.is_empty() {
-                    problems.push(format!("probe: crashed rules {crashed:?}"));
-                }
-                match &exp.probe {
-                    None => problems.push(
-                        "`mcpseal probe` exists but the expectations have no `probe` section"
-                            .to_owned(),
-                    ),
-                    Some(p) => {
-                        problems.check("probe state", report["state"].as_str(), Some(&*p.state));
-                        problems.check("probe ready", report["ready"].as_bool(), Some(p.ready));
-                        let got: Vec<&String> = observed.keys().collect();
-                        let want: Vec<&String> = p.findings.keys().collect();
-                        if got != want {
-                            let unexpected: Vec<_> = got
-                                .iter()
-                                .filter(|r| !p.findings.contains_key(**r))
-                                .collect();
-                            let missing: Vec<_> = want
-                                .iter()
-                                .filter(|r| !observed.contains_key(**r))
-                                .collect();
-                            problems.push(format!(
-                                "probe rule ids: observed {got:?}, expected {want:?} \
-                                 (unexpected {unexpected:?}, missing {missing:?}); unexpected \
-                                 findings: {}",
-                                serde_json::to_string_pretty(
-                                    &unexpected
-                                        .iter()
-                                        .map(|r| (r.as_str(), &observed[r.as_str()]))
-                                        .collect::<BTreeMap<_, _>>()
-                                )
-                                .unwrap_or_default()
-                            ));
-                        }
-                        for (rule, fs) in &observed {
-                            if let Some(e) = p.findings.get(rule) {
-                                for f in fs {
-                                    problems.check(
-                                        &format!("probe {rule} severity"),
-                                        f["severity"].as_str(),
-                                        Some(e.severity.as_str()),
-                                    );
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    let elapsed = started.elapsed();
-    row["timingsMs"] = json!(timings);
-    row["totalMs"] = json!(elapsed.as_millis());
-    write_row(id, &row);
-    drop(run);
-    assert!(
-        problems.0.is_empty(),
-        "peer `{id}` does not match tests/peers/expectations/{id}.json (observed: \
-         target/peers-rows/{id}.json):\n- {}",
-        problems.0.join("\n- ")
-    );
-    assert!(
-        elapsed < PEER_BUDGET,
-        "peer `{id}` took {elapsed:?} (budget {PEER_BUDGET:?})"
-    );
 }
 
 fn write_row(id: &str, row: &Value) {
@@ -316,6 +324,15 @@ fn every_peer_has_a_test_and_expectations() {
     for id in ids {
         let e: Expectations = expect::load(id);
         assert_eq!(e.id, id);
+        // `probe`, `lock` and `check` have landed: no peer may go without those checks.
+        assert!(
+            e.probe.is_some(),
+            "{id}: the expectations need a `probe` section"
+        );
+        assert!(
+            e.lock.is_some(),
+            "{id}: the expectations need a `lock` section"
+        );
     }
 }
 
@@ -334,5 +351,20 @@ fn peers_doc_is_current() {
         committed == rendered,
         "docs/peers.md is stale\nhint: run `MCPSEAL_UPDATE_PEERS_DOC=1 cargo nextest run -p \
          mcpseal-cli --test peers peers_doc` and commit it"
+    );
+}
+
+/// A peer whose files are missing fails loudly with the install hint; it is never skipped.
+#[test]
+fn a_missing_peer_fails_with_the_install_hint() {
+    let mut entry = serde_json::to_value(peer("everything-stdio").clone()).expect("serialises");
+    entry["command"][1] = json!("npm/node_modules/not-installed/dist/index.js");
+    let fake: harness::Peer = serde_json::from_value(entry).expect("a peers.json entry");
+    let panic = std::panic::catch_unwind(|| fake.assert_installed()).expect_err("must fail");
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.contains("not-installed/dist/index.js")
+            && message.contains("bash tests/peers/install.sh"),
+        "{message}"
     );
 }

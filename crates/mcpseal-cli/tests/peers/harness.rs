@@ -17,11 +17,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Longest any single `mcpseal` invocation may take.
 pub const COMMAND_DEADLINE: Duration = Duration::from_secs(60);
+
+/// `--timeout` of every `mcpseal` run: a request unanswered this long fails. Generous because
+/// the Python peers need seconds to import on a loaded 2-core machine (measured up to 5 s).
+pub const REQUEST_TIMEOUT: &str = "30s";
 
 /// `tests/peers/` (absolute).
 pub fn peers_dir() -> PathBuf {
@@ -40,7 +44,7 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// One entry of `peers.json` (fields the suite uses; see `tests/peers/PEERS.md`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Peer {
     pub id: String,
     pub package: String,
@@ -61,7 +65,7 @@ pub struct Peer {
 }
 
 /// `ready` of a peer.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Ready {
     pub kind: String,
     pub timeout_ms: u64,
@@ -70,7 +74,7 @@ pub struct Ready {
 }
 
 /// `server_info` of a peer.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ServerInfo {
     pub name: String,
     pub version: String,
@@ -253,7 +257,8 @@ impl PeerRun {
         let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mcpseal"));
         cmd.timeout(COMMAND_DEADLINE)
             .current_dir(self.work.path())
-            .args(args);
+            .args(args)
+            .args(["--timeout", REQUEST_TIMEOUT]);
         match &self.target {
             Target::Stdio { cwd, env, argv } => {
                 cmd.arg("--cwd").arg(cwd);
@@ -345,16 +350,6 @@ fn truncate(s: &str, max: usize) -> &str {
         Some((i, _)) => &s[..i],
         None => s,
     }
-}
-
-/// Whether this build of `mcpseal` has subcommand `name` (`mcpseal <name> --help` exits 0).
-pub fn has_subcommand(name: &str) -> bool {
-    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mcpseal"))
-        .timeout(Duration::from_secs(20))
-        .args([name, "--help"])
-        .output()
-        .expect("mcpseal --help runs");
-    out.status.success()
 }
 
 /// A running HTTP peer; killed and reaped on drop.
