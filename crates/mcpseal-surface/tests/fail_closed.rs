@@ -329,5 +329,9 @@ fn garbage_is_an_error_not_a_panic() {
         Surface::from_capture(&raw),
         Err(SurfaceError::InvalidJson { .. })
     ));
-    assert_eq!(common::python(&[], text.as_bytes()).0, 2, "python: out of range");
+    assert_eq!(
+        common::python(&[], text.as_bytes()).0,
+        2,
+        "python: out of range"
+    );
 }
