@@ -13,10 +13,16 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcpseal_surface::{Form, Surface};
 
 fn bench(c: &mut Criterion) {
+    // `cargo test --benches` runs this binary without `--bench`: a 100-tool smoke run then.
+    let default = if std::env::args().any(|a| a == "--bench") {
+        10_000
+    } else {
+        100
+    };
     let tools: usize = std::env::var("MCPSEAL_BENCH_TOOLS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000);
+        .unwrap_or(default);
     let bytes = generate::capture(tools);
     let mut group = c.benchmark_group(format!("surface_{tools}_tools"));
     group.throughput(Throughput::Bytes(bytes.len() as u64));

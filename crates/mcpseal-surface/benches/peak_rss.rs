@@ -65,6 +65,12 @@ fn main() {
         child(&mode, &path);
         return;
     }
+    if !std::env::args().any(|a| a == "--bench") && std::env::var_os("MCPSEAL_PEAK_WRITE").is_none()
+    {
+        // `cargo test --benches` runs bench binaries without `--bench`: measure nothing then.
+        println!("peak_rss: skipped (run with `cargo bench`)");
+        return;
+    }
     let tools: usize = std::env::var("MCPSEAL_BENCH_TOOLS")
         .ok()
         .and_then(|s| s.parse().ok())
