@@ -248,8 +248,8 @@ fn items(k: Kind, path: &str, before: &[Value], after: &[Value], out: &mut Out) 
     out.item = None;
 
     // Non-canonical input: items without a usable identity, and order.
-    let mut rest_b: Vec<Vec<u8>> = b.rest.iter().map(|v| jcs(v)).collect();
-    let mut rest_a: Vec<Vec<u8>> = a.rest.iter().map(|v| jcs(v)).collect();
+    let mut rest_b: Vec<Vec<u8>> = b.rest.iter().map(|v| jcs(&normalize_item(k, v))).collect();
+    let mut rest_a: Vec<Vec<u8>> = a.rest.iter().map(|v| jcs(&normalize_item(k, v))).collect();
     rest_b.sort();
     rest_a.sort();
     if rest_b != rest_a {

@@ -84,7 +84,7 @@ fn required(m: &Map<String, Value>) -> Option<bool> {
 }
 
 fn arguments(path: &str, b: Option<&Value>, a: Option<&Value>, out: &mut Out) {
-    let (Some((bm, bo)), Some((am, ao))) = (by_name(b), by_name(a)) else {
+    let (Some((bm, _)), Some((am, _))) = (by_name(b), by_name(a)) else {
         generic(
             out,
             ChangeClass::Unjudged,
@@ -126,7 +126,7 @@ fn arguments(path: &str, b: Option<&Value>, a: Option<&Value>, out: &mut Out) {
             (None, None) => {}
         }
     }
-    if out.len() == n && bo != ao && !same_opt(b, a) {
+    if out.len() == n && !same_opt(b, a) {
         out.push(
             ChangeClass::Cosmetic,
             path.to_owned(),

@@ -98,6 +98,7 @@ fn annotations(path: &str, b: Option<&Value>, a: Option<&Value>, out: &mut Out) 
         );
         return;
     };
+    let n = out.len();
     for key in union(bm, am) {
         let (bv, av) = (bm.get(key), am.get(key));
         if same_opt(bv, av) {
@@ -143,5 +144,15 @@ fn annotations(path: &str, b: Option<&Value>, a: Option<&Value>, out: &mut Out) 
                 0,
             ),
         }
+    }
+    if out.len() == n {
+        changed(
+            out,
+            ChangeClass::Cosmetic,
+            path,
+            b,
+            a,
+            "absent and `{}` annotations are the same",
+        );
     }
 }

@@ -236,7 +236,7 @@ fn keywords(
                         "array-form `items` (draft 4 tuples) is not judged",
                         depth,
                     ),
-                    (x, y) => node(&p, x, y, dir, depth + 1, out),
+                    (x, y) => sub_schema(&p, bv, av, x, y, dir, depth, out),
                 }
             }
             "prefixItems" => prefix_items(&p, bv, av, dir, depth, out),
@@ -852,5 +852,41 @@ fn additional(
         return;
     }
     let t = Value::Bool(true);
-    node(p, bv.unwrap_or(&t), av.unwrap_or(&t), dir, depth + 1, out);
+    sub_schema(
+        p,
+        bv,
+        av,
+        bv.unwrap_or(&t),
+        av.unwrap_or(&t),
+        dir,
+        depth,
+        out,
+    );
+}
+
+/// A sub-schema keyword where absent means `true`: judged as a schema, and an absent vs
+/// `true`/`{}` spelling is cosmetic.
+#[expect(clippy::too_many_arguments, reason = "one judge's full context")]
+fn sub_schema(
+    p: &str,
+    bv: Option<&Value>,
+    av: Option<&Value>,
+    x: &Value,
+    y: &Value,
+    dir: Dir,
+    depth: usize,
+    out: &mut Out,
+) {
+    let n = out.len();
+    node(p, x, y, dir, depth + 1, out);
+    if out.len() == n {
+        changed(
+            out,
+            ChangeClass::Cosmetic,
+            p,
+            bv,
+            av,
+            "absent, `true` and `{}` are the same schema (accept anything)",
+        );
+    }
 }
