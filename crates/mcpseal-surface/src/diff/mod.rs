@@ -359,6 +359,9 @@ fn document(before: &Value, after: &Value, out: &mut Out) {
         }
         return;
     };
+    // One side `mcpseal/1`, the other `mcp-surface/1`: compare the server parts in one shape.
+    let (b, a) = (server_shaped(b, a), server_shaped(a, b));
+    let (b, a) = (b.as_ref(), a.as_ref());
     for key in union(b, a) {
         let (bv, av) = (b.get(key), a.get(key));
         let path = child("", key);
@@ -396,6 +399,39 @@ fn document(before: &Value, after: &Value, out: &mut Out) {
             ),
         }
     }
+}
+
+/// `doc` with its `initialize` (an `mcp-surface/1` object) rewritten as an `mcpseal/1` `server`
+/// part when `other` has a `server` part and no `initialize`: `protocolVersion` becomes the
+/// one-element `supportedVersions`, as SPEC.md section 3 maps a 2025 capture. Otherwise `doc`
+/// unchanged.
+fn server_shaped<'a>(
+    doc: &'a Map<String, Value>,
+    other: &Map<String, Value>,
+) -> std::borrow::Cow<'a, Map<String, Value>> {
+    let cross = doc.contains_key("initialize")
+        && !doc.contains_key("server")
+        && other.contains_key("server")
+        && !other.contains_key("initialize");
+    if !cross {
+        return std::borrow::Cow::Borrowed(doc);
+    }
+    let mut doc = doc.clone();
+    if let Some(init) = doc.remove("initialize") {
+        let server = match init {
+            Value::Object(mut m) => {
+                let versions = match m.remove("protocolVersion") {
+                    None | Some(Value::Null) => Value::Null,
+                    Some(v) => Value::Array(vec![v]),
+                };
+                m.insert("supportedVersions".to_owned(), versions);
+                Value::Object(m)
+            }
+            other => other,
+        };
+        doc.insert("server".to_owned(), server);
+    }
+    std::borrow::Cow::Owned(doc)
 }
 
 /// True when the two documents are equal once tool annotation hints that spell out their
@@ -668,6 +704,20 @@ mod tests {
         assert_eq!(d.changes.len(), 1);
         assert_eq!(d.changes[0].class, ChangeClass::Unjudged);
         assert_eq!(d.changes[0].path, "");
+    }
+
+    #[test]
+    fn cross_form_server_parts_are_compared_in_one_shape() {
+        let b = json!({"initialize": {"protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}}, "instructions": null, "serverInfo": {"name": "d"}},
+            "tools": []});
+        let a = json!({"form": "mcpseal/1", "era": "2025-11-25", "server": {
+            "supportedVersions": ["2025-11-25"], "capabilities": {"tools": {}},
+            "instructions": null, "serverInfo": {"name": "d"}}, "tools": []});
+        let d = diff(&b, &a);
+        let paths: Vec<&str> = d.changes.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(paths, vec!["/era", "/form"], "{d:#?}");
+        assert!(d.changes.iter().all(|c| c.class == ChangeClass::Unjudged));
     }
 
     #[test]

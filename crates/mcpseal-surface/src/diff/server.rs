@@ -63,6 +63,14 @@ pub(super) fn era(path: &str, b: Option<&Value>, a: Option<&Value>, out: &mut Ou
             "the server now speaks the modern revision (legacy support shows in \
              `supportedVersions`)",
         ),
+        _ if b.is_none() || a.is_none() => changed(
+            out,
+            ChangeClass::Unjudged,
+            path,
+            b,
+            a,
+            "an era on one side only (an `mcp-surface/1` object has none)",
+        ),
         _ => changed(
             out,
             ChangeClass::Unjudged,
