@@ -11,7 +11,7 @@
 //! Input that is not canonical is still compared: items without a string identity, or with a
 //! duplicate one, are compared as a multiset; a different order of the same items is reported.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use serde_json::Value;
 
@@ -155,26 +155,24 @@ fn items(k: Kind, path: &str, before: &[Value], after: &[Value], out: &mut Out) 
         }
         jcs(&v)
     };
-    let added_bytes: Vec<(&str, Vec<u8>)> = added
-        .iter()
-        .map(|id| {
-            (
-                *id,
-                a.by_id.get(id).map(|v| stripped(v)).unwrap_or_default(),
-            )
-        })
-        .collect();
+    // Added items by their stripped bytes, in list order: one pass each side, no pairwise scan.
+    let mut by_bytes: HashMap<Vec<u8>, VecDeque<&str>> = HashMap::new();
+    if !removed.is_empty() {
+        for id in &added {
+            if let Some(v) = a.by_id.get(id) {
+                by_bytes.entry(stripped(v)).or_default().push_back(id);
+            }
+        }
+    }
     let mut renamed_from: BTreeMap<&str, &str> = BTreeMap::new();
     let mut renamed_to: BTreeMap<&str, &str> = BTreeMap::new();
-    for id in &removed {
-        let Some(v) = b.by_id.get(id) else { continue };
-        let bytes = stripped(v);
-        if let Some((to, _)) = added_bytes
-            .iter()
-            .find(|(to, x)| *x == bytes && !renamed_from.contains_key(to))
-        {
-            renamed_from.insert(to, id);
-            renamed_to.insert(id, to);
+    if !by_bytes.is_empty() {
+        for id in &removed {
+            let Some(v) = b.by_id.get(id) else { continue };
+            if let Some(to) = by_bytes.get_mut(&stripped(v)).and_then(VecDeque::pop_front) {
+                renamed_from.insert(to, id);
+                renamed_to.insert(id, to);
+            }
         }
     }
 

@@ -623,6 +623,21 @@ fn cmp16(a: &str, b: &str) -> Ordering {
     utf16_cmp(a, b)
 }
 
+/// A comma-separated list for explanations, cut after ten entries (`..., and 7 more`).
+fn listing(items: &[String]) -> String {
+    const MAX: usize = 10;
+    let mut s = items
+        .iter()
+        .take(MAX)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > MAX {
+        s.push_str(&format!(", and {} more", items.len() - MAX));
+    }
+    s
+}
+
 /// A short, bounded rendering of a value for explanations.
 fn show(v: &Value) -> String {
     let bytes = jcs(v);

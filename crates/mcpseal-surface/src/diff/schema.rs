@@ -24,7 +24,8 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::{
-    ChangeClass, MAX_DEPTH, Out, changed, child, cmp16, generic, jcs, same, same_opt, show, union,
+    ChangeClass, MAX_DEPTH, Out, changed, child, cmp16, generic, jcs, listing, same, same_opt,
+    show, union,
 };
 
 /// Which side of the call a schema describes.
@@ -628,7 +629,10 @@ fn enums(p: &str, bv: Option<&Value>, av: Option<&Value>, dir: Dir, out: &mut Ou
         (None, Some(Some(_))) => narrowed(out, dir, p, bv, av, "`enum` added: values restricted"),
         (Some(Some(_)), None) => widened(out, dir, p, bv, av, "`enum` removed: any value allowed"),
         (Some(Some(bs)), Some(Some(as_))) => {
-            let has = |s: &[(Vec<u8>, Value)], k: &[u8]| s.iter().any(|x| x.0 == k);
+            // Both are sorted and deduplicated by bytes: binary search.
+            let has = |s: &[(Vec<u8>, Value)], k: &[u8]| {
+                s.binary_search_by(|x| x.0.as_slice().cmp(k)).is_ok()
+            };
             let lost: Vec<String> = bs
                 .iter()
                 .filter(|x| !has(&as_, &x.0))
@@ -646,7 +650,7 @@ fn enums(p: &str, bv: Option<&Value>, av: Option<&Value>, dir: Dir, out: &mut Ou
                     p,
                     bv,
                     av,
-                    &format!("enum value(s) {} removed", lost.join(", ")),
+                    &format!("enum value(s) {} removed", listing(&lost)),
                 );
             }
             if !gained.is_empty() {
@@ -656,7 +660,7 @@ fn enums(p: &str, bv: Option<&Value>, av: Option<&Value>, dir: Dir, out: &mut Ou
                     p,
                     bv,
                     av,
-                    &format!("enum value(s) {} added", gained.join(", ")),
+                    &format!("enum value(s) {} added", listing(&gained)),
                 );
             }
             if lost.is_empty() && gained.is_empty() {

@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::{
-    ChangeClass, MAX_DEPTH, Out, changed, child, generic, object_or_empty, same_opt, union,
+    ChangeClass, MAX_DEPTH, Out, changed, child, generic, listing, object_or_empty, same_opt, union,
 };
 
 /// The first modern revision: eras compare as dates.
@@ -350,12 +350,7 @@ fn versions(path: &str, b: Option<&Value>, a: Option<&Value>, single: bool, out:
     };
     let lost: Vec<&String> = bs.difference(&as_).collect();
     let gained: Vec<&String> = as_.difference(&bs).collect();
-    let list = |v: &[&String]| {
-        v.iter()
-            .map(|s| format!("`{s}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let list = |v: &[&String]| listing(&v.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>());
     if !lost.is_empty() {
         out.push(
             ChangeClass::Breaking,
