@@ -36,7 +36,11 @@ pub struct RuleArgs {
 #[derive(Debug, Args)]
 pub struct LockArgs {
     /// The lock file.
-    #[arg(long = "lock", default_value = "surface.lock.json", value_name = "FILE")]
+    #[arg(
+        long = "lock",
+        default_value = "surface.lock.json",
+        value_name = "FILE"
+    )]
     pub lock: PathBuf,
     /// Leave this part of the surface out of the hash: a JSON Pointer, with `KEY=VALUE` to pick
     /// a list item (`/resources`, `/tools/name=clock/description`; `/` in a value is `~1`).
@@ -73,7 +77,11 @@ pub struct LockArgs {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The lock file.
-    #[arg(long = "lock", default_value = "surface.lock.json", value_name = "FILE")]
+    #[arg(
+        long = "lock",
+        default_value = "surface.lock.json",
+        value_name = "FILE"
+    )]
     pub lock: PathBuf,
     /// Report format: `text`, `json`, `sarif` or `markdown`.
     #[arg(long, default_value = "text", value_name = "FORMAT")]
@@ -102,7 +110,11 @@ pub struct CheckArgs {
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// The lock file.
-    #[arg(long = "lock", default_value = "surface.lock.json", value_name = "FILE")]
+    #[arg(
+        long = "lock",
+        default_value = "surface.lock.json",
+        value_name = "FILE"
+    )]
     pub lock: PathBuf,
     /// Report format: `text`, `json`, `sarif` or `markdown`.
     #[arg(long, default_value = "text", value_name = "FORMAT")]

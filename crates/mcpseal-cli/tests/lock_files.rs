@@ -16,7 +16,11 @@ fn check_without_a_lock_says_run_lock() {
     assert_eq!(out.stdout, "");
     let out = w.run(&["verify", "--lock", "other.json"], Some(&[]));
     assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.starts_with("error: no lock file at `other.json`\nhint: run `mcpseal lock"), "{out:?}");
+    assert!(
+        out.stderr
+            .starts_with("error: no lock file at `other.json`\nhint: run `mcpseal lock"),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -42,7 +46,11 @@ fn untrustworthy_lock_files_are_refused_and_left_alone() {
             "has `schemaVersion` 7; this mcpseal reads version 1",
             "upgrade mcpseal",
         ),
-        (good[..good.len() / 2].to_owned(), "is not valid JSON", "restore it from version control"),
+        (
+            good[..good.len() / 2].to_owned(),
+            "is not valid JSON",
+            "restore it from version control",
+        ),
         (
             good.replace("\"version\": \"1.0.0\"", "\"version\": \"latest\""),
             "version is unusable",
@@ -55,7 +63,10 @@ fn untrustworthy_lock_files_are_refused_and_left_alone() {
             let out = w.run(&[cmd], Some(&fixture));
             assert_eq!(out.code, 2, "{cmd}: {out:?}");
             assert!(out.stderr.contains(message), "{cmd}: {message}: {out:?}");
-            assert!(out.stderr.contains(&format!("\nhint: ")) && out.stderr.contains(hint), "{cmd}: {out:?}");
+            assert!(
+                out.stderr.contains("\nhint: ") && out.stderr.contains(hint),
+                "{cmd}: {out:?}"
+            );
             assert_eq!(w.lock_bytes(), text.as_bytes(), "{cmd} left the file alone");
         }
     }
@@ -67,18 +78,37 @@ fn version_from_manifests() {
     w.write("package.json", r#"{"name": "x", "version": "1.2.3"}"#);
     let out = w.run(&["lock"], Some(&[]));
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains("version  1.2.3 (from `package.json`)"), "{out:?}");
+    assert!(
+        out.stdout.contains("version  1.2.3 (from `package.json`)"),
+        "{out:?}"
+    );
     assert!(out.stdout.contains("server   reports 1.0.0"), "{out:?}");
 
     // Two manifests: ambiguous until --manifest says which.
-    w.write("pyproject.toml", "[project]\nname = \"x\"\nversion = \"1.3rc1\"\n");
+    w.write(
+        "pyproject.toml",
+        "[project]\nname = \"x\"\nversion = \"1.3rc1\"\n",
+    );
     let out = w.run(&["check"], Some(&[]));
     assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.contains("more than one manifest declares a version here: package.json, pyproject.toml"), "{out:?}");
-    assert!(out.stderr.contains("hint: say which one is the server's: `--manifest package.json`"), "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "more than one manifest declares a version here: package.json, pyproject.toml"
+        ),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr
+            .contains("hint: say which one is the server's: `--manifest package.json`"),
+        "{out:?}"
+    );
     let out = w.run(&["lock", "--manifest", "pyproject.toml"], Some(&[]));
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains("re-stamped `surface.lock.json` from 1.2.3 to 1.3rc1"), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("re-stamped `surface.lock.json` from 1.2.3 to 1.3rc1"),
+        "{out:?}"
+    );
 
     let w = Work::new();
     w.write("Cargo.toml", "[package]\nname = \"x\"\nversion.workspace = true\n\n[workspace.package]\nversion = \"0.9.0\"\n");
@@ -89,26 +119,53 @@ fn version_from_manifests() {
 
     // Versions that are not semver are clear errors, before any server starts.
     for (args, message) in [
-        (vec!["lock", "--server-version", "latest"], "the version from --server-version is unusable: `latest` is not a semver version"),
-        (vec!["lock", "--server-version", "1.0.dev3"], "PEP 440 development releases"),
+        (
+            vec!["lock", "--server-version", "latest"],
+            "the version from --server-version is unusable: `latest` is not a semver version",
+        ),
+        (
+            vec!["lock", "--server-version", "1.0.dev3"],
+            "PEP 440 development releases",
+        ),
     ] {
         let out = w.run(&args, Some(&[]));
         assert_eq!(out.code, 2, "{out:?}");
         assert!(out.stderr.contains(message), "{out:?}");
-        assert!(out.stderr.contains("\nhint: versions are semver"), "{out:?}");
+        assert!(
+            out.stderr.contains("\nhint: versions are semver"),
+            "{out:?}"
+        );
     }
     let w = Work::new();
-    w.write("pyproject.toml", "[project]\nname = \"x\"\ndynamic = [\"version\"]\n");
+    w.write(
+        "pyproject.toml",
+        "[project]\nname = \"x\"\ndynamic = [\"version\"]\n",
+    );
     let out = w.run(&["lock"], Some(&[]));
     assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.contains("declares no version (it is `dynamic`"), "{out:?}");
+    assert!(
+        out.stderr.contains("declares no version (it is `dynamic`"),
+        "{out:?}"
+    );
     // PEP 440 post-release: equal to its release, so a change under it is refused.
     let w = Work::new();
-    assert_eq!(w.run(&["lock", "--server-version", "v1.0"], Some(&[])).code, 0);
-    let out = w.run(&["lock", "--server-version", "1.0.post1"], Some(&["--volatile-description", "echo"]));
+    assert_eq!(
+        w.run(&["lock", "--server-version", "v1.0"], Some(&[])).code,
+        0
+    );
+    let out = w.run(
+        &["lock", "--server-version", "1.0.post1"],
+        Some(&["--volatile-description", "echo"]),
+    );
     assert_eq!(out.code, 1, "volatile first");
     let changed = w.surface("c.json", &base_surface());
-    let out = w.run(&["lock", "--server-version", "1.0.post1"], Some(&["--surface", &changed]));
+    let out = w.run(
+        &["lock", "--server-version", "1.0.post1"],
+        Some(&["--surface", &changed]),
+    );
     assert_eq!(out.code, 1, "{out:?}");
-    assert!(out.stderr.contains("the version is still 1.0.post1"), "{out:?}");
+    assert!(
+        out.stderr.contains("the version is still 1.0.post1"),
+        "{out:?}"
+    );
 }

@@ -14,8 +14,16 @@ fn verify_refuses_a_liar() {
     assert_eq!(w.run(&["lock"], Some(&[])).code, 0);
     let out = w.run(&["verify"], Some(&["--mode", "liar"]));
     assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.contains("error: no trustworthy surface: this endpoint answers every method"), "{out:?}");
-    assert!(out.stderr.contains("\nhint: point mcpseal at the real server"), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("error: no trustworthy surface: this endpoint answers every method"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr
+            .contains("\nhint: point mcpseal at the real server"),
+        "{out:?}"
+    );
     assert_eq!(out.stdout, "");
     let fx = HttpFixture::start(&["--mode", "liar"]);
     let out = w.run(&["verify", fx.url.as_str()], None);
@@ -26,13 +34,30 @@ fn verify_refuses_a_liar() {
 fn verify_match_drift_and_version_claims_over_http() {
     let w = Work::new();
     let v1 = w.surface("v1.json", &base_surface());
-    assert_eq!(w.run(&["lock", "--server-version", "1.0.0"], Some(&["--surface", &v1])).code, 0);
+    assert_eq!(
+        w.run(
+            &["lock", "--server-version", "1.0.0"],
+            Some(&["--surface", &v1])
+        )
+        .code,
+        0
+    );
 
     let fx = HttpFixture::start(&["--surface", &v1, "--server-version", "1.0.0"]);
     let out = w.run(&["verify", fx.url.as_str()], None);
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.starts_with(&format!("verified: `{}` serves the surface locked in `surface.lock.json` (1.0.0)", fx.url)), "{out:?}");
-    assert!(out.stdout.contains("version  the server reports 1.0.0, the locked version"), "{out:?}");
+    assert!(
+        out.stdout.starts_with(&format!(
+            "verified: `{}` serves the surface locked in `surface.lock.json` (1.0.0)",
+            fx.url
+        )),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout
+            .contains("version  the server reports 1.0.0, the locked version"),
+        "{out:?}"
+    );
 
     let fx = HttpFixture::start(&["--surface", &v1, "--server-version", "1.4.0"]);
     let out = w.run(&["verify", "--format", "json", fx.url.as_str()], None);
@@ -42,19 +67,39 @@ fn verify_match_drift_and_version_claims_over_http() {
     assert_eq!(doc["reportedIsLocked"], false);
     assert_eq!(doc["lockedSha256"], doc["liveSha256"]);
 
-    let drifted = w.surface("d.json", &without_tool(&with_description(&base_surface(), "echo", "Echo and mail"), "clock"));
+    let drifted = w.surface(
+        "d.json",
+        &without_tool(
+            &with_description(&base_surface(), "echo", "Echo and mail"),
+            "clock",
+        ),
+    );
     let fx = HttpFixture::start(&["--surface", &drifted]);
     let out = w.run(&["verify", fx.url.as_str()], None);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(out.stdout.starts_with("drift: "), "{out:?}");
-    assert!(out.stdout.contains("BREAKING  /tools/name=clock"), "{out:?}");
-    assert!(out.stdout.contains("SECURITY  /tools/name=echo/description"), "{out:?}");
-    assert!(out.stderr.contains("error: the deployed surface drifted from the lock (2 change(s))\nhint: "), "{out:?}");
+    assert!(
+        out.stdout.contains("BREAKING  /tools/name=clock"),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout
+            .contains("SECURITY  /tools/name=echo/description"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr
+            .contains("error: the deployed surface drifted from the lock (2 change(s))\nhint: "),
+        "{out:?}"
+    );
     // The same report as SARIF and Markdown, through the report crate's renderers.
     let out = w.run(&["verify", "--format", "sarif", fx.url.as_str()], None);
     assert_eq!(out.code, 1);
     let sarif = out.json();
-    let results = sarif["runs"][0]["results"].as_array().cloned().unwrap_or_default();
+    let results = sarif["runs"][0]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(results.len(), 2, "{sarif}");
     assert_eq!(results[0]["ruleId"], "drift/breaking");
     assert_eq!(results[0]["level"], "error");
@@ -62,7 +107,10 @@ fn verify_match_drift_and_version_claims_over_http() {
     assert_eq!(results[1]["level"], "warning");
     let out = w.run(&["verify", "--format", "markdown", fx.url.as_str()], None);
     assert_eq!(out.code, 1);
-    assert!(out.stdout.starts_with("## mcpseal verify\n\ndrift: "), "{out:?}");
+    assert!(
+        out.stdout.starts_with("## mcpseal verify\n\ndrift: "),
+        "{out:?}"
+    );
     assert!(out.stdout.contains("Breaking (1)"), "{out:?}");
 }
 
@@ -83,7 +131,16 @@ fn change<'a>(doc: &'a Value, path: &str, class: &str) -> Option<&'a Value> {
 fn diff_of_two_server_filesystem_releases() {
     let w = Work::new();
     let (old, new) = (data(OLD), data(NEW));
-    let out = w.run(&["diff", "--format", "json", &old.to_string_lossy(), &new.to_string_lossy()], None);
+    let out = w.run(
+        &[
+            "diff",
+            "--format",
+            "json",
+            &old.to_string_lossy(),
+            &new.to_string_lossy(),
+        ],
+        None,
+    );
     assert_eq!(out.code, 1, "{out:?}");
     let doc = out.json();
     assert_eq!(doc["schemaVersion"], 1);
@@ -94,10 +151,22 @@ fn diff_of_two_server_filesystem_releases() {
         ("/server/supportedVersions", "additive"),
         ("/server/capabilities/tools/listChanged", "additive"),
         // Schemas that accepted anything now require parameters.
-        ("/tools/name=read_file/inputSchema/properties/path", "breaking"),
-        ("/tools/name=write_file/inputSchema/properties/content", "breaking"),
-        ("/tools/name=move_file/inputSchema/properties/destination", "breaking"),
-        ("/tools/name=read_file/inputSchema/properties/head", "additive"),
+        (
+            "/tools/name=read_file/inputSchema/properties/path",
+            "breaking",
+        ),
+        (
+            "/tools/name=write_file/inputSchema/properties/content",
+            "breaking",
+        ),
+        (
+            "/tools/name=move_file/inputSchema/properties/destination",
+            "breaking",
+        ),
+        (
+            "/tools/name=read_file/inputSchema/properties/head",
+            "additive",
+        ),
         // New read-only tools.
         ("/tools/name=read_text_file", "additive"),
         ("/tools/name=read_media_file", "additive"),
@@ -109,22 +178,48 @@ fn diff_of_two_server_filesystem_releases() {
         ("/tools/name=read_file/title", "cosmetic"),
         ("/tools/name=read_file/execution", "unjudged"),
     ] {
-        assert!(change(&doc, path, class).is_some(), "{class} at {path} missing");
+        assert!(
+            change(&doc, path, class).is_some(),
+            "{class} at {path} missing"
+        );
     }
     // No tool was removed.
     let removed = doc["changes"].as_array().into_iter().flatten().any(|c| {
-        c["class"] == "breaking" && c["path"].as_str().is_some_and(|p| p.starts_with("/tools/name=") && !p[12..].contains('/'))
+        c["class"] == "breaking"
+            && c["path"]
+                .as_str()
+                .is_some_and(|p| p.starts_with("/tools/name=") && !p[12..].contains('/'))
     });
     assert!(!removed);
-    let read_file = change(&doc, "/tools/name=read_file/description", "security").cloned().unwrap_or_default();
-    assert!(read_file["before"].as_str().is_some_and(|s| s.starts_with("Read the complete contents of a file from the file system.")));
-    assert!(read_file["after"].as_str().is_some_and(|s| s.contains("DEPRECATED: Use read_text_file instead.")));
+    let read_file = change(&doc, "/tools/name=read_file/description", "security")
+        .cloned()
+        .unwrap_or_default();
+    assert!(read_file["before"].as_str().is_some_and(|s| {
+        s.starts_with("Read the complete contents of a file from the file system.")
+    }));
+    assert!(
+        read_file["after"]
+            .as_str()
+            .is_some_and(|s| s.contains("DEPRECATED: Use read_text_file instead."))
+    );
     assert_eq!(read_file["item"], "tool read_file");
     for class in ["breaking", "security", "additive", "cosmetic", "unjudged"] {
-        assert!(doc["summary"][class].as_u64().is_some_and(|n| n > 0), "{class}");
+        assert!(
+            doc["summary"][class].as_u64().is_some_and(|n| n > 0),
+            "{class}"
+        );
     }
     // The same diff backwards removes three tools.
-    let out = w.run(&["diff", "--format", "json", &new.to_string_lossy(), &old.to_string_lossy()], None);
+    let out = w.run(
+        &[
+            "diff",
+            "--format",
+            "json",
+            &new.to_string_lossy(),
+            &old.to_string_lossy(),
+        ],
+        None,
+    );
     assert_eq!(out.code, 1);
     assert!(change(&out.json(), "/tools/name=read_text_file", "breaking").is_some());
 }
@@ -137,44 +232,100 @@ fn diff_sides_and_formats() {
     assert_eq!(w.run(&["lock"], Some(&["--surface", &v1])).code, 0);
     let snap = w.run(&["snapshot", "--format", "json"], Some(&["--surface", &v1]));
     w.write("snap.json", &snap.stdout);
-    let snap2 = w.run(&["snapshot", "--format", "json", "--save-capture", "capture.json"], Some(&["--surface", &removed]));
+    let snap2 = w.run(
+        &[
+            "snapshot",
+            "--format",
+            "json",
+            "--save-capture",
+            "capture.json",
+        ],
+        Some(&["--surface", &removed]),
+    );
     w.write("snap2.json", &snap2.stdout);
 
     // Lock vs snapshot of the same surface: no change.
     let out = w.run(&["diff", "surface.lock.json", "snap.json"], None);
-    assert_eq!((out.code, out.stdout.as_str()), (0, "no surface change\n"), "{out:?}");
-    let out = w.run(&["diff", "--format", "json", "surface.lock.json", "snap.json"], None);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "no surface change\n"),
+        "{out:?}"
+    );
+    let out = w.run(
+        &["diff", "--format", "json", "surface.lock.json", "snap.json"],
+        None,
+    );
     assert_eq!(out.json()["changes"], Value::Array(vec![]));
     assert_eq!(out.json()["requiredBump"], "none");
     // Lock vs a running server (B after `--`) and vs a raw capture.
-    let out = w.run(&["diff", "surface.lock.json"], Some(&["--surface", &removed]));
+    let out = w.run(
+        &["diff", "surface.lock.json"],
+        Some(&["--surface", &removed]),
+    );
     assert_eq!(out.code, 1, "{out:?}");
-    assert!(out.stdout.contains("BREAKING  /tools/name=clock"), "{out:?}");
+    assert!(
+        out.stdout.contains("BREAKING  /tools/name=clock"),
+        "{out:?}"
+    );
     let out = w.run(&["diff", "snap.json", "capture.json"], None);
     assert_eq!(out.code, 1, "{out:?}");
     // A URL side.
     let fx = HttpFixture::start(&["--surface", &removed]);
-    let out = w.run(&["diff", "--format", "markdown", "surface.lock.json", fx.url.as_str()], None);
+    let out = w.run(
+        &[
+            "diff",
+            "--format",
+            "markdown",
+            "surface.lock.json",
+            fx.url.as_str(),
+        ],
+        None,
+    );
     assert_eq!(out.code, 1, "{out:?}");
-    assert!(out.stdout.starts_with("## mcpseal diff\n\n1 change(s); semver bump needed: major"), "{out:?}");
-    let out = w.run(&["diff", "--format", "sarif", "snap.json", "snap2.json"], None);
+    assert!(
+        out.stdout
+            .starts_with("## mcpseal diff\n\n1 change(s); semver bump needed: major"),
+        "{out:?}"
+    );
+    let out = w.run(
+        &["diff", "--format", "sarif", "snap.json", "snap2.json"],
+        None,
+    );
     assert_eq!(out.code, 1);
-    assert_eq!(out.json()["runs"][0]["results"][0]["ruleId"], "drift/breaking");
+    assert_eq!(
+        out.json()["runs"][0]["results"][0]["ruleId"],
+        "drift/breaking"
+    );
 
     // Trouble: exit 2 with a hint.
     for (args, message) in [
-        (vec!["diff", "missing.json", "snap.json"], "cannot read `missing.json`"),
-        (vec!["diff", "v1.json", "snap.json"], "`v1.json` is not a lock file, snapshot JSON or raw capture"),
+        (
+            vec!["diff", "missing.json", "snap.json"],
+            "cannot read `missing.json`",
+        ),
+        (
+            vec!["diff", "v1.json", "snap.json"],
+            "`v1.json` is not a lock file, snapshot JSON or raw capture",
+        ),
         (vec!["diff", "snap.json"], "`mcpseal diff` needs two sides"),
     ] {
         let out = w.run(&args, None);
         assert_eq!(out.code, 2, "{out:?}");
-        assert!(out.stderr.contains(message) && out.stderr.contains("\nhint: "), "{out:?}");
+        assert!(
+            out.stderr.contains(message) && out.stderr.contains("\nhint: "),
+            "{out:?}"
+        );
     }
     let out = w.run(&["diff", "snap.json", "snap2.json"], Some(&[]));
     assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.contains("give B or `-- COMMAND`, not both"), "{out:?}");
-    w.write("conflict.json", "<<<<<<< HEAD\n{}\n=======\n{}\n>>>>>>> x\n");
+    assert!(
+        out.stderr.contains("give B or `-- COMMAND`, not both"),
+        "{out:?}"
+    );
+    w.write(
+        "conflict.json",
+        "<<<<<<< HEAD\n{}\n=======\n{}\n>>>>>>> x\n",
+    );
     let out = w.run(&["diff", "conflict.json", "snap.json"], None);
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("merge-conflict markers"), "{out:?}");
@@ -184,8 +335,30 @@ fn diff_sides_and_formats() {
 fn help_is_pinned() {
     let w = Work::new();
     for (cmd, flags) in [
-        ("lock", &["--lock", "--exclude", "--form", "--server-version", "--manifest", "--strict-semver", "--deny-security", "--format"][..]),
-        ("check", &["--lock", "--server-version", "--manifest", "--strict-semver", "--deny-security", "--format"][..]),
+        (
+            "lock",
+            &[
+                "--lock",
+                "--exclude",
+                "--form",
+                "--server-version",
+                "--manifest",
+                "--strict-semver",
+                "--deny-security",
+                "--format",
+            ][..],
+        ),
+        (
+            "check",
+            &[
+                "--lock",
+                "--server-version",
+                "--manifest",
+                "--strict-semver",
+                "--deny-security",
+                "--format",
+            ][..],
+        ),
         ("verify", &["--lock", "--format", "--page-cap"][..]),
         ("diff", &["--format", "[B]", "[COMMAND]..."][..]),
     ] {
@@ -197,6 +370,9 @@ fn help_is_pinned() {
     }
     let out = w.run(&["--help"], None);
     for cmd in ["lock", "check", "verify", "diff"] {
-        assert!(out.stdout.contains(&format!("\n  {cmd} ")), "{cmd} missing from --help");
+        assert!(
+            out.stdout.contains(&format!("\n  {cmd} ")),
+            "{cmd} missing from --help"
+        );
     }
 }

@@ -33,8 +33,8 @@ use mcpseal_surface::{Form, Surface};
 use serde_json::{Map, Value, json};
 use thiserror::Error;
 
-pub use mcpseal_surface::diff as engine;
 use engine::{ChangeClass, SurfaceDiff};
+pub use mcpseal_surface::diff as engine;
 
 /// One side of a diff: a canonical surface and the exclusions its lock recorded.
 #[derive(Debug, Clone)]

@@ -12,7 +12,9 @@ use mcpseal_fixtures::stdio_argv;
 use serde_json::Value;
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 fn version(v: &str) -> VersionRequest {
@@ -22,7 +24,11 @@ fn version(v: &str) -> VersionRequest {
     })
 }
 
-async fn lock_fixture(path: &Path, v: &str, fixture: &[&str]) -> Result<mcpseal::lock::LockReport, WorkflowError> {
+async fn lock_fixture(
+    path: &Path,
+    v: &str,
+    fixture: &[&str],
+) -> Result<mcpseal::lock::LockReport, WorkflowError> {
     let conn = mcpseal::open(&Target::stdio(stdio_argv(fixture)), Options::default())
         .await
         .expect("fixture starts");
@@ -46,10 +52,16 @@ async fn lock_fixture(path: &Path, v: &str, fixture: &[&str]) -> Result<mcpseal:
 fn committed_locks_and_fresh_ones_validate_against_the_schema() {
     let schema: Value = serde_json::from_str(LOCK_SCHEMA).expect("schema is JSON");
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    for name in ["server-filesystem-2025.3.28.lock.json", "server-filesystem-2026.8.31.lock.json"] {
+    for name in [
+        "server-filesystem-2025.3.28.lock.json",
+        "server-filesystem-2026.8.31.lock.json",
+    ] {
         let text = std::fs::read_to_string(data(name)).expect("test data");
         let doc: Value = serde_json::from_str(&text).expect("JSON");
-        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(&doc)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
         assert!(errors.is_empty(), "{name}: {errors:?}");
         // And the integrity rule, which a schema cannot say.
         let lock = LockFile::parse(&text).expect("integrity holds");
@@ -78,9 +90,22 @@ async fn fresh_lock_validates_and_hand_edits_are_detected() {
     assert!(jsonschema::is_valid(&schema, &doc));
     assert!(read_lock(&path).expect("reads").is_some());
     // A hand edit of the stored surface.
-    std::fs::write(&path, text.replace("Echo a message back", "Echo a message back, and mail it")).expect("edit");
+    std::fs::write(
+        &path,
+        text.replace("Echo a message back", "Echo a message back, and mail it"),
+    )
+    .expect("edit");
     let err = read_lock(&path).expect_err("edited by hand");
-    assert!(matches!(err, WorkflowError::Lock { source: LockError::EditedByHand { .. }, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            WorkflowError::Lock {
+                source: LockError::EditedByHand { .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
     // The lock workflow refuses to go on from it, and leaves it alone.
     let before = std::fs::read(&path).expect("read");
     assert!(lock_fixture(&path, "2.0.0", &[]).await.is_err());
@@ -93,10 +118,17 @@ async fn a_crash_mid_write_leaves_the_old_file_whole() {
     let path = dir.path().join("surface.lock.json");
     lock_fixture(&path, "1.0.0", &[]).await.expect("locks");
     let old = std::fs::read(&path).expect("read");
-    let new_text = old.iter().map(|&b| if b == b'1' { b'2' } else { b }).collect::<Vec<u8>>();
+    let new_text = old
+        .iter()
+        .map(|&b| if b == b'1' { b'2' } else { b })
+        .collect::<Vec<u8>>();
     for fail in [FailPoint::MidWrite, FailPoint::BeforeRename] {
         assert!(write_atomic_failing(&path, &new_text, fail).is_err());
-        assert_eq!(std::fs::read(&path).expect("read"), old, "{fail:?}: old bytes");
+        assert_eq!(
+            std::fs::read(&path).expect("read"),
+            old,
+            "{fail:?}: old bytes"
+        );
         assert!(read_lock(&path).is_ok(), "{fail:?}: still a valid lock");
     }
     // The crash left temp files behind (as a killed process would); they are never read, and
@@ -119,7 +151,9 @@ async fn volatile_surface_is_refused_and_the_file_untouched() {
     let path = dir.path().join("surface.lock.json");
     lock_fixture(&path, "1.0.0", &[]).await.expect("locks");
     let old = std::fs::read(&path).expect("read");
-    let r = lock_fixture(&path, "2.0.0", &["--volatile-description", "clock"]).await.expect("runs");
+    let r = lock_fixture(&path, "2.0.0", &["--volatile-description", "clock"])
+        .await
+        .expect("runs");
     assert_eq!(r.outcome, LockOutcome::Volatile);
     assert_eq!(r.diff.changes[0].path, "/tools/name=clock/description");
     assert_eq!(std::fs::read(&path).expect("read"), old);

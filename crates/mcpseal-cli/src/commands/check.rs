@@ -6,7 +6,9 @@ use mcpseal::check::{CheckOptions, CheckReport};
 use mcpseal::surface::lock::{Relation, RuleOptions};
 use serde_json::{Value, json};
 
-use crate::commands::drift::{Rendered, changes_text, diff_json, render, version_request, workflow_error};
+use crate::commands::drift::{
+    Rendered, changes_text, diff_json, render, version_request, workflow_error,
+};
 use crate::error::{CliError, Outcome};
 use crate::lock_args::CheckArgs;
 use crate::{output, settings};
@@ -26,7 +28,10 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     };
     // A missing lock file needs no server.
     if !args.lock.exists() {
-        return Err(workflow_error(mcpseal::lock::WorkflowError::NoLock(args.lock.clone()), &[]));
+        return Err(workflow_error(
+            mcpseal::lock::WorkflowError::NoLock(args.lock.clone()),
+            &[],
+        ));
     }
     let conn = mcpseal::open(&target, options).await?;
     let result = mcpseal::check::check(&conn, &check_options).await;
@@ -54,7 +59,10 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         json: json_of(&report, &path),
         diff: &report.diff,
     };
-    output::emit(&render(args.format, &rendered)?, args.output.output.as_deref())?;
+    output::emit(
+        &render(args.format, &rendered)?,
+        args.output.output.as_deref(),
+    )?;
     let accepted = report
         .accepted_from
         .as_ref()

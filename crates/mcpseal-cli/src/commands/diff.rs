@@ -72,12 +72,17 @@ pub async fn run(args: DiffArgs) -> Result<Outcome, CliError> {
                 conn.close().await;
                 let captured = captured.map_err(|e| {
                     let hint = e.hint();
-                    CliError::usage(format!("no trustworthy surface from `{}`: {e}", target.display()))
-                        .hint(hint)
+                    CliError::usage(format!(
+                        "no trustworthy surface from `{}`: {e}",
+                        target.display()
+                    ))
+                    .hint(hint)
                 })?;
                 sides.push(server_side(&captured.surface, form));
             }
-            (Input::File(_), None) => return Err(CliError::usage("internal: file side not loaded")),
+            (Input::File(_), None) => {
+                return Err(CliError::usage("internal: file side not loaded"));
+            }
         }
     }
     let diff = diff_sides(&sides[0], &sides[1]).map_err(|e| {
@@ -110,7 +115,10 @@ pub async fn run(args: DiffArgs) -> Result<Outcome, CliError> {
         json: diff_json(&diff),
         diff: &diff,
     };
-    output::emit(&render(args.format, &rendered)?, args.output.output.as_deref())?;
+    output::emit(
+        &render(args.format, &rendered)?,
+        args.output.output.as_deref(),
+    )?;
     Ok(if diff.is_empty() {
         Outcome::Ok
     } else {

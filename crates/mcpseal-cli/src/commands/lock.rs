@@ -8,7 +8,9 @@ use mcpseal::surface::lock::{Pointer, RefusalReason, Relation, RuleOptions};
 use serde_json::{Value, json};
 
 use crate::args::FormArg;
-use crate::commands::drift::{Rendered, changes_text, diff_json, render, version_request, workflow_error};
+use crate::commands::drift::{
+    Rendered, changes_text, diff_json, render, version_request, workflow_error,
+};
 use crate::error::{CliError, Outcome};
 use crate::lock_args::LockArgs;
 use crate::{output, settings};
@@ -20,8 +22,9 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         .map(|p| Pointer::parse(p))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| {
-            CliError::usage(e.to_string())
-                .hint("write a JSON Pointer such as `/resources` or `/tools/name=clock/description`")
+            CliError::usage(e.to_string()).hint(
+                "write a JSON Pointer such as `/resources` or `/tools/name=clock/description`",
+            )
         })?;
     let version = version_request(&args.version)?;
     let target = settings::target(&args.target)?;
@@ -56,7 +59,10 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         json: json_of(&report),
         diff: &report.diff,
     };
-    output::emit(&render(args.format, &rendered)?, args.output.output.as_deref())?;
+    output::emit(
+        &render(args.format, &rendered)?,
+        args.output.output.as_deref(),
+    )?;
     let security = report.diff.summary().security;
     if report.outcome.written() && security > 0 {
         output::note(&format!(
@@ -65,7 +71,10 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
     }
     match &report.outcome {
         LockOutcome::Refused(r) => {
-            let v = report.version.as_ref().map_or("?".into(), |v| v.version.to_string());
+            let v = report
+                .version
+                .as_ref()
+                .map_or("?".into(), |v| v.version.to_string());
             let locked = report.locked_version.clone().unwrap_or_default();
             let (message, hint) = match (r.reason, &r.accepted) {
                 (RefusalReason::Security, _) => (
@@ -96,7 +105,11 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
                 .iter()
                 .map(|c| c.item.clone().unwrap_or_else(|| c.path.clone()))
                 .collect();
-            let first = report.diff.changes.first().map_or("/…".to_owned(), |c| c.path.clone());
+            let first = report
+                .diff
+                .changes
+                .first()
+                .map_or("/…".to_owned(), |c| c.path.clone());
             output::note(&format!(
                 "error: the surface changed between two captures ({}); a volatile surface cannot be locked\nhint: leave the volatile part out of the hash: `--exclude {first}`",
                 dedup(items).join(", ")
@@ -119,18 +132,29 @@ fn dedup(mut v: Vec<String>) -> Vec<String> {
 }
 
 fn verdict(r: &LockReport) -> String {
-    let v = r.version.as_ref().map_or(String::new(), |v| v.version.to_string());
+    let v = r
+        .version
+        .as_ref()
+        .map_or(String::new(), |v| v.version.to_string());
     let path = r.path.display();
     let locked = r.locked_version.clone().unwrap_or_default();
     match &r.outcome {
         LockOutcome::Created => format!("locked `{path}` at {v}"),
-        LockOutcome::Restamped => format!("surface unchanged: re-stamped `{path}` from {locked} to {v}"),
+        LockOutcome::Restamped => {
+            format!("surface unchanged: re-stamped `{path}` from {locked} to {v}")
+        }
         LockOutcome::Accepted => format!("surface changed: locked `{path}` at {v} (was {locked})"),
-        LockOutcome::ExclusionsUpdated => format!("surface unchanged: updated the exclusions of `{path}`"),
+        LockOutcome::ExclusionsUpdated => {
+            format!("surface unchanged: updated the exclusions of `{path}`")
+        }
         LockOutcome::UpToDate => format!("up to date: `{path}` already locks this surface at {v}"),
-        LockOutcome::KeptHigherStamp => format!("surface unchanged: `{path}` keeps {locked} (never re-stamped downwards to {v})"),
+        LockOutcome::KeptHigherStamp => format!(
+            "surface unchanged: `{path}` keeps {locked} (never re-stamped downwards to {v})"
+        ),
         LockOutcome::Refused(_) => format!("refused: `{path}` is untouched"),
-        LockOutcome::Volatile => format!("refused: the surface changed between two captures; `{path}` is untouched"),
+        LockOutcome::Volatile => {
+            format!("refused: the surface changed between two captures; `{path}` is untouched")
+        }
     }
 }
 

@@ -14,7 +14,10 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
     let target = settings::target(&args.target)?;
     let options = settings::options(&args.connect)?;
     if !args.lock.exists() {
-        return Err(workflow_error(mcpseal::lock::WorkflowError::NoLock(args.lock.clone()), &[]));
+        return Err(workflow_error(
+            mcpseal::lock::WorkflowError::NoLock(args.lock.clone()),
+            &[],
+        ));
     }
     let conn = mcpseal::open(&target, options).await?;
     let result = mcpseal::verify::verify(
@@ -26,17 +29,19 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
     )
     .await;
     conn.close().await;
-    let report = result.map_err(|e| {
-        let e = workflow_error(e, &conn.diagnostics());
-        // Could not verify: say so in the words of this command.
-        e
-    })?;
+    let report = result.map_err(|e| workflow_error(e, &conn.diagnostics()))?;
     let path = args.lock.display().to_string();
     let shown = target.display();
     let verdict = if report.matches {
-        format!("verified: `{shown}` serves the surface locked in `{path}` ({})", report.locked_version)
+        format!(
+            "verified: `{shown}` serves the surface locked in `{path}` ({})",
+            report.locked_version
+        )
     } else {
-        format!("drift: `{shown}` does not serve the surface locked in `{path}` ({})", report.locked_version)
+        format!(
+            "drift: `{shown}` does not serve the surface locked in `{path}` ({})",
+            report.locked_version
+        )
     };
     let mut text = format!("{verdict}\n");
     let _ = writeln!(text, "version  {}", version_line(&report));
@@ -54,7 +59,10 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
         json: json_of(&report, &path),
         diff: &report.diff,
     };
-    output::emit(&render(args.format, &rendered)?, args.output.output.as_deref())?;
+    output::emit(
+        &render(args.format, &rendered)?,
+        args.output.output.as_deref(),
+    )?;
     if report.matches {
         Ok(Outcome::Ok)
     } else {
@@ -69,9 +77,18 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
 fn version_line(r: &VerifyReport) -> String {
     match (&r.reported_version, r.reported_is_locked) {
         (Some(v), Some(true)) => format!("the server reports {v}, the locked version"),
-        (Some(v), Some(false)) => format!("the server reports {v}, not the locked {}", r.locked_version),
-        (Some(v), None) => format!("the server reports `{v}` (not semver; locked: {})", r.locked_version),
-        (None, _) => format!("the server reports no version (locked: {})", r.locked_version),
+        (Some(v), Some(false)) => format!(
+            "the server reports {v}, not the locked {}",
+            r.locked_version
+        ),
+        (Some(v), None) => format!(
+            "the server reports `{v}` (not semver; locked: {})",
+            r.locked_version
+        ),
+        (None, _) => format!(
+            "the server reports no version (locked: {})",
+            r.locked_version
+        ),
     }
 }
 

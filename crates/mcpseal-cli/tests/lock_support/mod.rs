@@ -117,8 +117,10 @@ pub fn with_description(base: &Value, name: &str, text: &str) -> Value {
 pub fn with_new_tool(base: &Value, name: &str) -> Value {
     let mut s = base.clone();
     if let Some(tools) = s["tools"].as_array_mut() {
-        tools.push(json!({"name": name, "description": "New", "inputSchema": {"type": "object"},
-                          "annotations": {"readOnlyHint": true}}));
+        tools.push(
+            json!({"name": name, "description": "New", "inputSchema": {"type": "object"},
+                          "annotations": {"readOnlyHint": true}}),
+        );
     }
     s
 }

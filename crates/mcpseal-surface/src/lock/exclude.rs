@@ -140,12 +140,16 @@ fn position(items: &[Value], seg: &str) -> Option<usize> {
     if let Some((key, want)) = seg.split_once('=') {
         return items.iter().position(|item| match item.get(key) {
             Some(Value::String(s)) => s == want,
-            Some(other) => other.to_string() == want,
+            Some(other) => json_text(other) == want,
             None => false,
         });
     }
     let i: usize = seg.parse().ok()?;
     (i < items.len()).then_some(i)
+}
+
+fn json_text(v: &Value) -> String {
+    v.to_string()
 }
 
 /// `surface` with every pointer's selection removed.
