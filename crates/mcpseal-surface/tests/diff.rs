@@ -1148,3 +1148,31 @@ fn summary_bump_and_order() {
     assert_eq!(v["changes"][0]["class"], json!("security"));
     assert!(v["changes"][0].get("explanation").is_some());
 }
+
+#[test]
+fn required_reordered_next_to_a_new_parameter_is_still_reported() {
+    let a = edit(T, |t| {
+        t["properties"]["lang"] = json!({"type": "string"});
+        t["required"] = json!(["query", "query"]);
+    });
+    expect(
+        &base(),
+        &a,
+        &[
+            (Additive, &p(IN, "/properties/lang")),
+            (Cosmetic, &p(IN, "/required")),
+        ],
+    );
+}
+
+#[test]
+fn required_is_judged_even_when_properties_is_malformed() {
+    let b = set(&p(T, "/properties"), json!(["not", "an", "object"]));
+    let a = edit(T, |t| {
+        t["properties"] = json!(["not", "an", "object"]);
+        t["required"] = json!(["query", "mode"]);
+    });
+    expect(&b, &a, &[(Breaking, &p(IN, "/required/mode"))]);
+    let c = set(&p(T, "/properties"), json!("nope"));
+    expect(&b, &c, &[(Unjudged, &p(IN, "/properties"))]);
+}

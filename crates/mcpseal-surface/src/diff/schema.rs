@@ -338,8 +338,8 @@ fn properties(
     let (br_raw, ar_raw) = (b.get("required"), a.get("required"));
     let pp = child(path, "properties");
     let rp = child(path, "required");
-    let (breq, areq) = match (req(b), req(a)) {
-        (Some(x), Some(y)) => (x, y),
+    let (breq, areq, req_judged) = match (req(b), req(a)) {
+        (Some(x), Some(y)) => (x, y, true),
         _ => {
             generic(
                 out,
@@ -350,20 +350,23 @@ fn properties(
                 "`required` that is not an array of strings is not judged",
                 depth,
             );
-            (BTreeSet::new(), BTreeSet::new())
+            (BTreeSet::new(), BTreeSet::new(), false)
         }
     };
-    let (Some(bp), Some(ap)) = (props(b), props(a)) else {
-        generic(
-            out,
-            ChangeClass::Unjudged,
-            &pp,
-            bp_raw,
-            ap_raw,
-            "`properties` that is not an object is not judged",
-            depth,
-        );
-        return;
+    let (bp, ap) = match (props(b), props(a)) {
+        (Some(x), Some(y)) => (x, y),
+        _ => {
+            generic(
+                out,
+                ChangeClass::Unjudged,
+                &pp,
+                bp_raw,
+                ap_raw,
+                "`properties` that is not an object is not judged",
+                depth,
+            );
+            (&empty, &empty)
+        }
     };
     let mut touched: BTreeSet<&str> = BTreeSet::new();
     for name in union(bp, ap) {
@@ -440,7 +443,6 @@ fn properties(
             (None, None) => {}
         }
     }
-    let n = out.len();
     let mut names: Vec<&String> = breq.union(&areq).collect();
     names.sort_by(|x, y| cmp16(x, y));
     for name in names {
@@ -485,7 +487,7 @@ fn properties(
         }
     }
     // Same set, different spelling: order, duplicates, absent vs [].
-    if out.len() == n && !same_opt(br_raw, ar_raw) && breq == areq && touched.is_empty() {
+    if req_judged && !same_opt(br_raw, ar_raw) && breq == areq {
         out.push(
             ChangeClass::Cosmetic,
             rp,
