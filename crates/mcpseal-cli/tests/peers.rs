@@ -161,6 +161,18 @@ fn check_snapshots(
             });
             let s = &exp.snapshot;
             problems.check("snapshot era", doc["era"].as_str(), Some(s.era.as_str()));
+            // peers.json's served era (observed by check_peers.py) implies the captured one: a
+            // server that answers `server/discover` is captured as 2026-07-28.
+            let implied = if peer.era == "2025-11-25" {
+                "2025-11-25"
+            } else {
+                "2026-07-28"
+            };
+            problems.check(
+                "snapshot era vs peers.json era",
+                doc["era"].as_str(),
+                Some(implied),
+            );
             problems.check(
                 "snapshot server name",
                 doc["server"].as_str(),
