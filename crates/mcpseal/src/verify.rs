@@ -6,12 +6,13 @@
 
 use std::path::PathBuf;
 
-use mcpseal_client::Connection;
+use mcpseal_client::{Connection, Era, SanityCheck, sanity_check};
 use mcpseal_surface::lock::{Version, exclude};
 use mcpseal_surface::{jcs, sha256_hex};
 
 use crate::diff::engine;
 use crate::lock::{WorkflowError, capture, read_lock};
+use crate::snapshot::SnapshotError;
 use crate::version_source::reported_by_server;
 
 /// How to verify.
@@ -54,6 +55,20 @@ pub async fn verify(
 ) -> Result<VerifyReport, WorkflowError> {
     let lock =
         read_lock(&options.path)?.ok_or_else(|| WorkflowError::NoLock(options.path.clone()))?;
+    // Can the endpoint say no? Asked before anything is captured, in the era the lock was
+    // made in (the capture asks again in the era it finds).
+    let era = lock
+        .declared
+        .surface
+        .get("era")
+        .and_then(serde_json::Value::as_str)
+        .and_then(Era::from_revision)
+        .unwrap_or(Era::Legacy);
+    if sanity_check(conn, era).await.is_liar() {
+        return Err(WorkflowError::Capture(SnapshotError::Liar {
+            method: SanityCheck::METHOD.to_owned(),
+        }));
+    }
     let captured = capture(conn, lock.form, options.page_cap).await?;
     let live = exclude::apply(
         &captured.surface.canonical_value(lock.form),

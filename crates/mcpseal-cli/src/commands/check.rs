@@ -67,7 +67,7 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         .accepted_from
         .as_ref()
         .map_or(String::new(), ToString::to_string);
-    let bump = report.need.bump_word(&parse(locked));
+    let bump = bump_word(report.need, locked);
     if report.matches {
         if report.relation == Relation::Higher {
             output::note(&format!(
@@ -91,10 +91,8 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Found)
 }
 
-fn parse(v: &str) -> mcpseal::surface::lock::Version {
-    mcpseal::surface::lock::Version::parse(v)
-        .or_else(|_| mcpseal::surface::lock::Version::parse("0.0.0"))
-        .unwrap_or_else(|_| unreachable!("0.0.0 is a version"))
+fn bump_word(need: mcpseal::surface::lock::Need, locked: &str) -> &'static str {
+    mcpseal::surface::lock::Version::parse(locked).map_or("higher", |v| need.bump_word(&v))
 }
 
 fn json_of(r: &CheckReport, path: &str) -> Value {

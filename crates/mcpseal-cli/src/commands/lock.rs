@@ -85,7 +85,7 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
                     let why = match reason {
                         RefusalReason::NotHigher(Relation::Same) => format!("the surface changed but the version is still {v}"),
                         RefusalReason::NotHigher(_) => format!("the surface changed under {v}, lower than the locked {locked}"),
-                        RefusalReason::BreakWithoutNewLine => format!("a contract break needs a new compatibility line ({}), and {locked} → {v} is not one", r.need.bump_word(&parse_or(&locked))),
+                        RefusalReason::BreakWithoutNewLine => format!("a contract break needs a new compatibility line ({}), and {locked} → {v} is not one", bump_word(r.need, &locked)),
                         _ => format!("`--strict-semver`: additive or security changes need a new minor, and {locked} → {v} is not one"),
                     };
                     let accepted = accepted.as_ref().map_or(String::new(), ToString::to_string);
@@ -120,10 +120,8 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
     }
 }
 
-fn parse_or(v: &str) -> mcpseal::surface::lock::Version {
-    mcpseal::surface::lock::Version::parse(v)
-        .or_else(|_| mcpseal::surface::lock::Version::parse("0.0.0"))
-        .unwrap_or_else(|_| unreachable!("0.0.0 is a version"))
+fn bump_word(need: mcpseal::surface::lock::Need, locked: &str) -> &'static str {
+    mcpseal::surface::lock::Version::parse(locked).map_or("higher", |v| need.bump_word(&v))
 }
 
 fn dedup(mut v: Vec<String>) -> Vec<String> {
