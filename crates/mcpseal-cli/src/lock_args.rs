@@ -109,6 +109,13 @@ pub struct CheckArgs {
 /// `mcpseal verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
+    /// Ask up to N times while the live surface differs (an edge may serve old instances right
+    /// after a deploy); a refusal (liar, unreachable) is never retried.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub attempts: u32,
+    /// Wait between attempts: `10s`, `500ms`, `1m`.
+    #[arg(long, default_value = "10s", value_name = "DURATION")]
+    pub wait: String,
     /// The lock file.
     #[arg(
         long = "lock",

@@ -92,6 +92,24 @@ fn verify_match_drift_and_version_claims_over_http() {
             .contains("error: the deployed surface drifted from the lock (2 change(s))\nhint: "),
         "{out:?}"
     );
+    let out = w.run(
+        &[
+            "verify",
+            "--attempts",
+            "2",
+            "--wait",
+            "10ms",
+            fx.url.as_str(),
+        ],
+        None,
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.starts_with(
+            "note: attempt 1/2: the surface differs from the lock; asking again in 10ms\n"
+        ),
+        "{out:?}"
+    );
     // The same report as SARIF and Markdown, through the report crate's renderers.
     let out = w.run(&["verify", "--format", "sarif", fx.url.as_str()], None);
     assert_eq!(out.code, 1);
@@ -359,7 +377,10 @@ fn help_is_pinned() {
                 "--format",
             ][..],
         ),
-        ("verify", &["--lock", "--format", "--page-cap"][..]),
+        (
+            "verify",
+            &["--lock", "--format", "--page-cap", "--attempts", "--wait"][..],
+        ),
         ("diff", &["--format", "[B]", "[COMMAND]..."][..]),
     ] {
         let out = w.run(&[cmd, "--help"], None);

@@ -19,17 +19,32 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
             &[],
         ));
     }
-    let conn = mcpseal::open(&target, options).await?;
-    let result = mcpseal::verify::verify(
-        &conn,
-        &VerifyOptions {
-            path: args.lock.clone(),
-            page_cap: args.page_cap.max(1),
-        },
-    )
-    .await;
-    conn.close().await;
-    let report = result.map_err(|e| workflow_error(e, &conn.diagnostics()))?;
+    let wait = settings::parse_duration(&args.wait)?;
+    let attempts = args.attempts.max(1);
+    let mut attempt = 1;
+    let report = loop {
+        let conn = mcpseal::open(&target, options.clone()).await?;
+        let result = mcpseal::verify::verify(
+            &conn,
+            &VerifyOptions {
+                path: args.lock.clone(),
+                page_cap: args.page_cap.max(1),
+            },
+        )
+        .await;
+        conn.close().await;
+        let report = result.map_err(|e| workflow_error(e, &conn.diagnostics()))?;
+        if report.matches || attempt >= attempts {
+            break report;
+        }
+        // Right after a deploy, an edge may still serve old instances: ask again.
+        output::note(&format!(
+            "note: attempt {attempt}/{attempts}: the surface differs from the lock; asking again in {}",
+            args.wait
+        ));
+        tokio::time::sleep(wait).await;
+        attempt += 1;
+    };
     let path = args.lock.display().to_string();
     let shown = target.display();
     let verdict = if report.matches {
