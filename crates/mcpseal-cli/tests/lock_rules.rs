@@ -56,7 +56,7 @@ fn versions_follow_the_rules() {
     );
     assert!(
         out.stderr
-            .contains("the surface changed but the version is 1.0.0 (locked: 1.0.0)"),
+            .contains("the surface changed but the version is 1.0.0 (locked: 1.0.0); the change needs a higher version (semver bump: minor)"),
         "{out:?}"
     );
     assert!(
@@ -90,7 +90,7 @@ fn versions_follow_the_rules() {
     );
     assert!(
         out.stderr.contains(
-            "does not satisfy the rules: the change needs a major bump (2.0.0 or higher)"
+            "does not satisfy the rules: the change needs a new major (2.0.0 or higher; semver bump: major)"
         ),
         "{out:?}"
     );
@@ -101,7 +101,7 @@ fn versions_follow_the_rules() {
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
         out.stderr.contains(
-            "a contract break needs a new compatibility line (major), and 1.0.0 → 1.1.0 is not one"
+            "a contract break needs a new major, and 1.0.0 → 1.1.0 stays on the same compatibility line"
         ),
         "{out:?}"
     );
@@ -216,7 +216,7 @@ fn zero_x_breaks_need_a_new_minor() {
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
         out.stderr.contains(
-            "a new compatibility line (minor (a new 0.x line)), and 0.4.0 → 0.4.1 is not one"
+            "a contract break needs a new minor (the 0.x compatibility line), and 0.4.0 → 0.4.1 stays on the same compatibility line"
         ),
         "{out:?}"
     );

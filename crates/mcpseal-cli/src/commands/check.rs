@@ -67,7 +67,8 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         .accepted_from
         .as_ref()
         .map_or(String::new(), ToString::to_string);
-    let bump = bump_word(report.need, locked);
+    let need = phrase(report.need, locked);
+    let semver = report.diff.required_bump().as_str();
     if report.matches {
         if report.relation == Relation::Higher {
             output::note(&format!(
@@ -81,18 +82,18 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
             "error: the surface changed and the version went up ({locked} → {v}), but the lock was not rewritten; the bump satisfies the rules\nhint: re-lock with `mcpseal lock` and commit `{path}`"
         ),
         Relation::Higher => format!(
-            "error: the surface changed under {v}, and {locked} → {v} does not satisfy the rules: the change needs a {bump} bump ({accepted} or higher)\nhint: bump the version to {accepted} or higher, then re-lock with `mcpseal lock`"
+            "error: the surface changed under {v}, and {locked} → {v} does not satisfy the rules: the change needs {need} ({accepted} or higher; semver bump: {semver})\nhint: bump the version to {accepted} or higher, then re-lock with `mcpseal lock`"
         ),
         _ => format!(
-            "error: the surface changed but the version is {v} (locked: {locked}); the change needs a {bump} bump\nhint: bump the server's version to {accepted} or higher, then run `mcpseal lock`"
+            "error: the surface changed but the version is {v} (locked: {locked}); the change needs {need} (semver bump: {semver})\nhint: bump the server's version to {accepted} or higher, then run `mcpseal lock`"
         ),
     };
     output::note(&message);
     Ok(Outcome::Found)
 }
 
-fn bump_word(need: mcpseal::surface::lock::Need, locked: &str) -> &'static str {
-    mcpseal::surface::lock::Version::parse(locked).map_or("higher", |v| need.bump_word(&v))
+fn phrase(need: mcpseal::surface::lock::Need, locked: &str) -> &'static str {
+    mcpseal::surface::lock::Version::parse(locked).map_or("a higher version", |v| need.phrase(&v))
 }
 
 fn json_of(r: &CheckReport, path: &str) -> Value {

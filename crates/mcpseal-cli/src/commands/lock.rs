@@ -85,7 +85,7 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
                     let why = match reason {
                         RefusalReason::NotHigher(Relation::Same) => format!("the surface changed but the version is still {v}"),
                         RefusalReason::NotHigher(_) => format!("the surface changed under {v}, lower than the locked {locked}"),
-                        RefusalReason::BreakWithoutNewLine => format!("a contract break needs a new compatibility line ({}), and {locked} → {v} is not one", bump_word(r.need, &locked)),
+                        RefusalReason::BreakWithoutNewLine => format!("a contract break needs {}, and {locked} → {v} stays on the same compatibility line", phrase(r.need, &locked)),
                         _ => format!("`--strict-semver`: additive or security changes need a new minor, and {locked} → {v} is not one"),
                     };
                     let accepted = accepted.as_ref().map_or(String::new(), ToString::to_string);
@@ -120,8 +120,8 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
     }
 }
 
-fn bump_word(need: mcpseal::surface::lock::Need, locked: &str) -> &'static str {
-    mcpseal::surface::lock::Version::parse(locked).map_or("higher", |v| need.bump_word(&v))
+fn phrase(need: mcpseal::surface::lock::Need, locked: &str) -> &'static str {
+    mcpseal::surface::lock::Version::parse(locked).map_or("a higher version", |v| need.phrase(&v))
 }
 
 fn dedup(mut v: Vec<String>) -> Vec<String> {

@@ -105,14 +105,17 @@ impl Need {
         }
     }
 
-    /// `major`, `minor` or `patch`: the bump level people know (for 0.x a new line is a minor).
-    pub fn bump_word(self, locked: &Version) -> &'static str {
+    /// What the change needs, in words: `a higher version`, `a new minor`, `a new major`, or
+    /// `a new minor (the 0.x compatibility line)`.
+    pub fn phrase(self, locked: &Version) -> &'static str {
         match self {
-            Need::Nothing => "none",
-            Need::Higher => "patch",
-            Need::NewMinor => "minor",
-            Need::NewLine if locked.semver().major == 0 => "minor (a new 0.x line)",
-            Need::NewLine => "major",
+            Need::Nothing => "no new version",
+            Need::Higher => "a higher version",
+            Need::NewMinor => "a new minor",
+            Need::NewLine if locked.semver().major == 0 => {
+                "a new minor (the 0.x compatibility line)"
+            }
+            Need::NewLine => "a new major",
         }
     }
 }
@@ -338,10 +341,10 @@ mod tests {
     #[test]
     fn words() {
         assert_eq!(
-            Need::NewLine.bump_word(&v("0.4.0")),
-            "minor (a new 0.x line)"
+            Need::NewLine.phrase(&v("0.4.0")),
+            "a new minor (the 0.x compatibility line)"
         );
-        assert_eq!(Need::NewLine.bump_word(&v("1.4.0")), "major");
+        assert_eq!(Need::NewLine.phrase(&v("1.4.0")), "a new major");
         assert_eq!(Need::of(&NONE, &RuleOptions::default()), Need::Nothing);
     }
 }
