@@ -169,3 +169,32 @@ fn version_from_manifests() {
         "{out:?}"
     );
 }
+
+#[test]
+fn compatibility_form_lock_hashes_like_mcp_surface() {
+    let w = Work::new();
+    let out = w.run(
+        &["lock", "--form", "mcp-surface/1", "--format", "json"],
+        Some(&["--mode", "legacy"]),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let lock_sha = out.json()["sha256"].clone();
+    let snap = w.run(
+        &["snapshot", "--form", "mcp-surface/1", "--format", "json"],
+        Some(&["--mode", "legacy"]),
+    );
+    // With no exclusions the lock's sha256 is the surface fingerprint: in this form, the value
+    // mcp-surface keeps in `declarada.sha256`.
+    assert_eq!(snap.json()["sha256"], lock_sha);
+    assert_eq!(w.run(&["check"], Some(&["--mode", "legacy"])).code, 0);
+    let out = w.run(
+        &["lock", "--form", "mcpseal/1"],
+        Some(&["--mode", "legacy"]),
+    );
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("error: the lock file is in form `mcp-surface/1`, not `mcpseal/1`\nhint: "),
+        "{out:?}"
+    );
+}

@@ -308,3 +308,47 @@ pub fn findings(diff: &SurfaceDiff) -> Vec<Finding> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rule ids are public (SARIF, dashboards): they never change.
+    #[test]
+    fn drift_rule_ids_are_pinned() {
+        let ids: Vec<String> = drift_rules().into_iter().map(|r| r.id).collect();
+        assert_eq!(
+            ids,
+            [
+                "drift/breaking",
+                "drift/security",
+                "drift/additive",
+                "drift/cosmetic",
+                "drift/unjudged"
+            ]
+        );
+    }
+
+    #[test]
+    fn changes_map_to_findings() {
+        let before = json!({"form": "mcpseal/1", "era": "2026-07-28", "server": null,
+            "resources": null, "resourceTemplates": null, "prompts": null,
+            "tools": [{"name": "a", "inputSchema": {"type": "object"}}]});
+        let mut after = before.clone();
+        after["tools"] = json!([]);
+        let d = engine::diff(&before, &after);
+        let f = findings(&d);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].rule_id, "drift/breaking");
+        assert_eq!(f[0].severity, Severity::Error);
+        assert_eq!(f[0].evidence[0]["path"], "/tools/name=a");
+        assert_eq!(f[0].evidence[0]["after"], Value::Null);
+        let doc = document(&d);
+        assert_eq!(doc["requiredBump"], "major");
+        assert!(
+            doc["changes"][0].get("after").is_none(),
+            "absent side left out"
+        );
+        assert!(change_kinds(&d).breaking);
+    }
+}
