@@ -15,12 +15,17 @@
 //! Step 2 also removes a cascade: a server that rejects the `_meta` envelope answers `-32602`
 //! on the 2026 path for *every* method; the envelope-free 2025 path shows the method is gone.
 //! No answer on either path ⇒ **unknown** (no finding; the run becomes incomplete).
+//!
+//! Routing-header strictness: a server that demands `Mcp-Name` on every method naming a target
+//! refuses the 2026 probe with -32020; the probe is then re-sent with the header. Refusals on
+//! both paths with the 2026 dress codes (-32020/-32021/-32022) are inconclusive, not
+//! "rejected": they happen before any handler runs.
 
 use mcpseal_client::Exchange;
 use serde_json::Value;
 
 use crate::context::ProbeContext;
-use crate::protocol::{INVALID_REQUEST, METHOD_NOT_FOUND};
+use crate::protocol::{HEADER_MISMATCH, INVALID_REQUEST, METHOD_NOT_FOUND};
 
 /// The verdict about one removed method.
 #[derive(Debug, Clone)]
@@ -37,9 +42,22 @@ pub enum Liveness {
 
 /// Asks `method` on the 2026 path, then if needed on the 2025 path.
 pub async fn removed_method(ctx: &ProbeContext<'_>, method: &str, params: Value) -> Liveness {
-    let modern = ctx.call(method, params.clone()).await;
+    let mut modern = ctx.call(method, params.clone()).await;
     if modern.transport_error.is_some() {
         return Liveness::Unknown;
+    }
+    // Servers that route by `Mcp-Name` ask for it on any method naming a target (e.g.
+    // `resources/subscribe` with a `uri`, `tasks/get` with a `taskId`): a -32020 refuses the
+    // dress, not the method. Ask again with the header.
+    if modern.error_code() == Some(HEADER_MISMATCH)
+        && let Some(name) = target_name(&params)
+    {
+        let retry = mcpseal_client::Request::modern(method, Some(params.clone()))
+            .header(mcpseal_client::HEADER_MCP_NAME, name);
+        modern = ctx.call_with(retry).await;
+        if modern.transport_error.is_some() {
+            return Liveness::Unknown;
+        }
     }
     if modern.result().is_some() {
         return Liveness::Live(vec![modern]);
@@ -56,8 +74,29 @@ pub async fn removed_method(ctx: &ProbeContext<'_>, method: &str, params: Value)
     }
     match legacy.error_code() {
         Some(METHOD_NOT_FOUND | INVALID_REQUEST) => Liveness::Gone,
+        // Both refusals are about the request's dress (2026 header/version/capability
+        // codes): they say nothing about a handler behind them.
+        Some(c) if is_dress_error(c) && modern.error_code().is_some_and(is_dress_error) => {
+            Liveness::Unknown
+        }
         _ => Liveness::Rejected(vec![modern, legacy]),
     }
+}
+
+/// True for the 2026 codes that refuse a request's dress before any method runs:
+/// -32020 HeaderMismatch, -32021 MissingRequiredClientCapability, -32022
+/// UnsupportedProtocolVersion.
+pub fn is_dress_error(code: i64) -> bool {
+    mcpseal_client::is_modern_error_code(code)
+}
+
+/// The value a 2026 client would send as `Mcp-Name`: `params.name`, `params.uri` or
+/// `params.taskId`.
+pub fn target_name(params: &Value) -> Option<String> {
+    ["name", "uri", "taskId"]
+        .iter()
+        .find_map(|k| params.get(*k).and_then(Value::as_str))
+        .map(str::to_owned)
 }
 
 /// `method → error CODE message` or `method → result`, for `observed` texts.

@@ -35,21 +35,28 @@ fn rule_pages_are_up_to_date() {
 
 #[test]
 fn rule_ids_are_permanent() {
-    let ids: Vec<(&str, Option<&str>)> = mcpseal_probe::rules::REGISTRY
-        .iter()
-        .map(|r| (r.id, r.anchor_id))
-        .collect();
-    let expected: Vec<(String, Option<String>)> = (1..=21)
-        .map(|n| (format!("SEAL{n:03}"), Some(format!("MCP{n:03}"))))
-        .collect();
-    let got: Vec<(String, Option<String>)> = ids
-        .iter()
-        .map(|(i, a)| ((*i).to_owned(), a.map(str::to_owned)))
-        .collect();
-    assert_eq!(got, expected);
-    for rule in mcpseal_probe::rules::REGISTRY {
+    let registry = mcpseal_probe::rules::REGISTRY;
+    // SEAL001–SEAL021 are mcp-stateless's MCP001–MCP021, forever.
+    for n in 1..=21 {
+        let id = format!("SEAL{n:03}");
+        let rule = registry
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap_or_else(|| panic!("{id} is missing: ids are never retired silently"));
+        assert_eq!(rule.anchor_id, Some(format!("MCP{n:03}").as_str()), "{id}");
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for rule in registry {
+        assert!(seen.insert(rule.id), "{} is registered twice", rule.id);
+        assert!(
+            rule.id.len() == 7
+                && rule.id.starts_with("SEAL")
+                && rule.id[4..].bytes().all(|b| b.is_ascii_digit()),
+            "{} is not a SEAL0NN id",
+            rule.id
+        );
         let info = rule.info();
         assert!(!info.rationale.is_empty(), "{} has no rationale", rule.id);
-        assert!(!info.transports.is_empty());
+        assert!(!info.transports.is_empty(), "{} applies nowhere", rule.id);
     }
 }

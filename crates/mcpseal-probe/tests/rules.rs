@@ -7,7 +7,7 @@ mod common;
 use mcpseal_report::RunState;
 use mcpseal_report::Severity::{Error as E, Warning as W};
 
-use common::{assert_well_formed, http, ids, set, stdio};
+use common::{all_rules, assert_well_formed, http, ids, options, probe_target, set, stdio};
 
 /// Rules that only apply to HTTP.
 const HTTP_ONLY: &[&str] = &[
@@ -165,4 +165,18 @@ async fn removed_methods_behind_the_handshake_gate_are_found() {
     assert_eq!(ping.evidence.len(), 2);
     assert_eq!(ping.evidence[0]["response"]["error"]["code"], -32600);
     assert!(ping.evidence[1]["response"]["result"].is_object());
+}
+
+#[tokio::test]
+async fn the_clean_fixture_is_ready_under_every_registered_rule() {
+    let fx = mcpseal_fixtures::HttpFixture::start(&["--mode", "modern"]);
+    for target in [
+        mcpseal_client::Target::stdio(mcpseal_fixtures::stdio_argv(&["--mode", "modern"])),
+        mcpseal_client::Target::http(fx.url.clone()),
+    ] {
+        let report = probe_target(target, options(), &all_rules()).await;
+        measured(&report, "modern, all rules");
+        assert!(report.findings.is_empty(), "{:?}", report.findings);
+        assert!(report.ready);
+    }
 }

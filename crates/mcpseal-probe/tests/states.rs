@@ -92,7 +92,7 @@ async fn a_panicking_rule_is_recorded_as_crashed_and_the_run_goes_on() {
             .expect("open");
         let mut rules: Vec<&Rule> = vec![&PANICS];
         rules.extend(mcpseal_probe::rules::REGISTRY.iter().copied());
-        probe_with(&conn, &probe_options(), &rules).await
+        probe_with(&conn, &common::all_rules(), &rules).await
     })
     .await
     .expect("deadline");

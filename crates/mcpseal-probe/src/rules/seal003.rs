@@ -1,6 +1,7 @@
 use mcpseal_client::HEADER_SESSION_ID;
 
 use crate::context::ProbeContext;
+use crate::prelude::ObservedEra;
 use crate::rule::{FindingExt, RuleResult};
 
 crate::rule! {
@@ -13,7 +14,10 @@ crate::rule! {
     /// mints or echoes `Mcp-Session-Id` and ignores one sent by a legacy client. Applications
     /// that need conversation state carry it explicitly in their own data.
     ///
-    /// Fires when any response of the run carried the header (one finding with the count).
+    /// Fires when a response to a 2026 request carried the header, or, on a server that does
+    /// not serve 2026 requests at all, when any response did (one finding with the count). A
+    /// dual-era server that keeps sessions for its 2025 clients only (e.g. rmcp's
+    /// `legacy_session_mode`) is not faulted: that is what dual-era means.
     pub static SEAL003 = {
         id: "SEAL003",
         anchor: Some("MCP003"),
@@ -28,9 +32,16 @@ crate::rule! {
 
 async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     let transcript = ctx.transcript();
+    // A dual-era server may keep sessions for 2025 clients: only answers to 2026 requests
+    // count, unless the server does not serve 2026 requests at all.
+    let unmigrated = matches!(
+        ctx.prelude().era(),
+        ObservedEra::Stateful | ObservedEra::Legacy
+    );
     let with: Vec<_> = transcript
         .iter()
         .filter(|e| e.response_header(HEADER_SESSION_ID).is_some())
+        .filter(|e| unmigrated || is_modern_request(e))
         .collect();
     let Some(first) = with.first() else {
         return Ok(Vec::new());
@@ -49,4 +60,12 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             )
             .evidence(with.into_iter().take(2)),
     ])
+}
+
+/// A request sent in 2026 dress (`params._meta` carrying a protocol version).
+fn is_modern_request(e: &mcpseal_client::Exchange) -> bool {
+    e.request
+        .pointer("/params/_meta")
+        .and_then(|m| m.get(mcpseal_client::META_PROTOCOL_VERSION))
+        .is_some()
 }

@@ -14,7 +14,9 @@ crate::rule! {
     /// Fires when `GET` (with `Accept: text/event-stream`, the user's headers and a legacy
     /// session id if the prelude got one) returns 200 with an event stream. 404/405/400/401
     /// pass. A stream that announces `event: endpoint` is the old HTTP+SSE transport instead
-    /// and is reported once, by SEAL016.
+    /// and is reported once, by SEAL016. Silent on a dual-era server (SEAL002 advisory): a
+    /// `GET` has no body and no version, so a server that still serves 2025 clients cannot
+    /// tell their `GET` from anyone else's and rightly keeps serving it.
     pub static SEAL010 = {
         id: "SEAL010",
         anchor: Some("MCP010"),
@@ -47,6 +49,11 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         return Ok(Vec::new());
     };
     if !is_event_stream(raw) || announces_endpoint(raw) {
+        return Ok(Vec::new());
+    }
+    if ctx.prelude().era() == crate::prelude::ObservedEra::Dual {
+        // A GET carries no body and no version: a dual-era server cannot tell a 2025 client's
+        // GET from anyone else's, and must serve it to keep 2025 clients working.
         return Ok(Vec::new());
     }
     Ok(vec![

@@ -1,9 +1,10 @@
+use mcpseal_client::{HEADER_MCP_NAME, Request};
 use mcpseal_report::Severity;
 use serde_json::json;
 
 use crate::context::ProbeContext;
 use crate::protocol::{BOGUS_TASK, METHOD_NOT_FOUND, TASKS_EXTENSION};
-use crate::removed::{Liveness, describe, removed_method};
+use crate::removed::{Liveness, describe, is_dress_error, removed_method};
 use crate::rule::{FindingExt, RuleResult};
 
 crate::rule! {
@@ -19,7 +20,8 @@ crate::rule! {
     /// Fires (error) when `tasks/list` or `tasks/result` still answer (removed-method
     /// semantics of `removed.rs`) or when `server/discover` advertises the core `tasks`
     /// capability without the extension; an advisory when both are advertised, or when
-    /// nothing is advertised yet `tasks/get` answers with anything but -32601. The legacy
+    /// nothing is advertised yet `tasks/get` (sent with `Mcp-Name` = taskId, as the extension
+    /// routes it) answers with a result or an error other than -32601 and the 2026 dress codes. The legacy
     /// `initialize` result is not judged (a 2025 server may advertise 2025 tasks there). One
     /// finding per run.
     pub static SEAL021 = {
@@ -88,8 +90,18 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                 &mut severity,
             );
         } else if !ext {
-            let get = ctx.call("tasks/get", json!({"taskId": BOGUS_TASK})).await;
-            if get.transport_error.is_none() && get.error_code() != Some(METHOD_NOT_FOUND) {
+            // The tasks extension routes `tasks/get` by `Mcp-Name` = taskId over HTTP.
+            let get = ctx
+                .call_with(
+                    Request::modern("tasks/get", Some(json!({"taskId": BOGUS_TASK})))
+                        .header(HEADER_MCP_NAME, BOGUS_TASK),
+                )
+                .await;
+            let served = get.result().is_some()
+                || get
+                    .error_code()
+                    .is_some_and(|c| c != METHOD_NOT_FOUND && !is_dress_error(c));
+            if served {
                 facts.push(format!("nothing is advertised, yet {}", describe(&get)));
                 evidence.push(get);
                 raise(Severity::Warning, &mut severity);
