@@ -257,6 +257,10 @@ pub struct Knobs {
     #[arg(long)]
     pub no_origin_check: bool,
 
+    /// Modern answers the removed `ping` only as the first request of the process (MCP006)
+    #[arg(long)]
+    pub ping_when_first: bool,
+
     /// HTTP: `GET /mcp` opens a never-ending 2025 standalone SSE stream (no `endpoint` event; MCP010)
     #[arg(long)]
     pub get_events: bool,

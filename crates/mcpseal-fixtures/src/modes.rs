@@ -117,7 +117,9 @@ impl Handler {
             "resources/list" | "resources/read" => s.resources.is_some(),
             "resources/templates/list" => s.templates.is_some(),
             "prompts/list" | "prompts/get" => s.prompts.is_some(),
-            "ping" => k.ping || k.removed_methods,
+            "ping" => {
+                k.ping || k.removed_methods || (k.ping_when_first && self.state().requests == 1)
+            }
             "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe" => {
                 k.removed_methods
             }

@@ -45,6 +45,38 @@ impl<'c> Recorder<'c> {
         self.conn.transport()
     }
 
+    /// Sends `request` as the first message of a fresh server process (stdio), recorded like
+    /// any other probe; the process is closed afterwards. Used for `initialize`, so the
+    /// handshake neither persists in the process the rules probe nor meets a process that
+    /// already pinned its era.
+    pub(crate) async fn send_fresh(&self, request: Request) -> Exchange {
+        let method = request.method.clone();
+        let exchange = match Connection::open(self.conn.target(), self.conn.options().clone()).await
+        {
+            Ok(fresh) => {
+                let ex = fresh.send(request).await;
+                fresh.close().await;
+                ex
+            }
+            Err(e) => Exchange {
+                transport: self.conn.transport(),
+                request: request.to_message(&self.conn.next_id()),
+                request_headers: Vec::new(),
+                response: None,
+                response_headers: Vec::new(),
+                http_status: None,
+                notifications: Vec::new(),
+                duration_ms: 0,
+                transport_error: Some(mcpseal_client::TransportError {
+                    kind: mcpseal_client::TransportErrorKind::Spawn,
+                    message: format!("could not start a second process for `{method}`: {e}"),
+                }),
+            },
+        };
+        lock(&self.transcript).push(exchange.clone());
+        exchange
+    }
+
     pub(crate) fn transcript(&self) -> Vec<Exchange> {
         lock(&self.transcript).clone()
     }
@@ -129,6 +161,16 @@ impl<'c> ProbeContext<'c> {
     /// `without_header`, `without_standard_headers`, `wait`, `timeout`).
     pub async fn call_with(&self, request: Request) -> Exchange {
         self.rec.send(request).await
+    }
+
+    /// `request` as the first message of a fresh server process (stdio only; `None` on HTTP),
+    /// recorded like any other probe. For behaviour that a server wrongly derives from earlier
+    /// requests of the same process (2026-07-28: servers MUST NOT).
+    pub async fn call_fresh(&self, request: Request) -> Option<Exchange> {
+        if self.transport() != TransportKind::Stdio {
+            return None;
+        }
+        Some(self.rec.send_fresh(request).await)
     }
 
     /// A request without the `_meta` envelope that still carries the 2026 routing headers over

@@ -15,11 +15,14 @@
 //!    over HTTP, with `_meta` but without the routing headers (do the headers cause it?);
 //! 6. two more listings on the working path, so ordering is compared over three.
 //!
-//! Era pinning caveat (stdio): SDKs that serve both eras on stdio (TypeScript v2 `serveStdio`)
-//! pin the era from the *first* message of the process. The prelude opens with
-//! `server/discover`, so such a server rejects the later `initialize` and looks modern-only: a
-//! dual-era stdio server is reported as modern (no dual-era advisory). This is a false negative
-//! of an advisory, never a false positive; over HTTP the advisory is reported.
+//! stdio and the handshake: a handshake persists in the child process, and SDKs that serve
+//! both eras on stdio (TypeScript v2 `serveStdio`, rmcp) pin or switch the era of the whole
+//! process from its first message or from `initialize`. So when listing works without a
+//! handshake, step 3 is asked of a *fresh* process, as its first message: the probed process
+//! never sees `initialize` (a 2026 client never sends it, and rmcp stops answering removed
+//! methods once it has), and a dual-era server is still recognised as one. Only a server
+//! that needs the handshake (the stateful signature) gets it in the probed process, because
+//! the 2025 path depends on it.
 
 use mcpseal_client::{Exchange, Request, TransportKind};
 use serde_json::{Value, json};
@@ -68,7 +71,7 @@ pub struct Prelude {
     pub discover: Exchange,
     /// 2: `tools/list` with `_meta`, before any handshake.
     pub bare_listing: Exchange,
-    /// 3: legacy `initialize`.
+    /// 3: legacy `initialize` (stdio: on a fresh process when listing works without it).
     pub initialize: Exchange,
     /// 4: `notifications/initialized`, on the stateful signature.
     pub initialized: Option<Exchange>,
@@ -93,16 +96,24 @@ impl Prelude {
         let bare_listing = rec
             .send(Request::modern("tools/list", Some(json!({}))))
             .await;
-        let initialize = rec
-            .send(Request::legacy(
-                "initialize",
-                Some(json!({
-                    "protocolVersion": mcpseal_client::Era::Legacy.revision(),
-                    "capabilities": {},
-                    "clientInfo": mcpseal_client::client_info(),
-                })),
-            ))
-            .await;
+        let init = Request::legacy(
+            "initialize",
+            Some(json!({
+                "protocolVersion": mcpseal_client::Era::Legacy.revision(),
+                "capabilities": {},
+                "clientInfo": mcpseal_client::client_info(),
+            })),
+        );
+        // stdio, listing works without a handshake: ask `initialize` of a fresh process. The
+        // probed process then never sees a handshake a 2026 client would not send, and a
+        // dual-era server that pins its era from the first message still shows it accepts
+        // 2025 clients.
+        let initialize =
+            if rec.transport() == TransportKind::Stdio && bare_listing.result().is_some() {
+                rec.send_fresh(init).await
+            } else {
+                rec.send(init).await
+            };
         let mut p = Prelude {
             discover,
             bare_listing,

@@ -16,6 +16,10 @@
 //! on the 2026 path for *every* method; the envelope-free 2025 path shows the method is gone.
 //! No answer on either path ⇒ **unknown** (no finding; the run becomes incomplete).
 //!
+//! stdio: a method found gone in the probed process is asked once more as the first message
+//! of a fresh process (servers must not derive behaviour from earlier requests, and some
+//! answer removed methods only until another request has fixed the process's era).
+//!
 //! Routing-header strictness: a server that demands `Mcp-Name` on every method naming a target
 //! refuses the 2026 probe with -32020; the probe is then re-sent with the header. Refusals on
 //! both paths with the 2026 dress codes (-32020/-32021/-32022) are inconclusive, not
@@ -34,6 +38,9 @@ pub enum Liveness {
     Gone,
     /// A result came back: the handler is alive.
     Live(Vec<Exchange>),
+    /// Gone in the probed process (first exchange) but alive as the first message of a fresh
+    /// process (second exchange).
+    LiveWhenFirst(Vec<Exchange>),
     /// Errors other than method-not-found on both paths: probably registered.
     Rejected(Vec<Exchange>),
     /// No answer.
@@ -63,7 +70,7 @@ pub async fn removed_method(ctx: &ProbeContext<'_>, method: &str, params: Value)
         return Liveness::Live(vec![modern]);
     }
     if modern.error_code() == Some(METHOD_NOT_FOUND) {
-        return Liveness::Gone;
+        return fresh_check(ctx, method, params).await;
     }
     let legacy = ctx.call_legacy(method, params).await;
     if legacy.transport_error.is_some() {
@@ -80,6 +87,65 @@ pub async fn removed_method(ctx: &ProbeContext<'_>, method: &str, params: Value)
             Liveness::Unknown
         }
         _ => Liveness::Rejected(vec![modern, legacy]),
+    }
+}
+
+/// stdio: a method that is gone in the probed process may still be alive as the first
+/// message of a process (rmcp answers `ping` until another request fixed the process's era).
+/// Servers MUST NOT derive behaviour from earlier requests, so ask a fresh process too.
+async fn fresh_check(ctx: &ProbeContext<'_>, method: &str, params: Value) -> Liveness {
+    if ctx.prelude().path != Some(crate::prelude::ClientPath::Modern) {
+        return Liveness::Gone;
+    }
+    match ctx
+        .call_fresh(mcpseal_client::Request::modern(method, Some(params)))
+        .await
+    {
+        Some(ex) if ex.result().is_some() => {
+            let earlier = ctx
+                .transcript()
+                .into_iter()
+                .rev()
+                .find(|e| e.method() == method && e.error_code() == Some(METHOD_NOT_FOUND));
+            Liveness::LiveWhenFirst(earlier.into_iter().chain([ex]).collect())
+        }
+        _ => Liveness::Gone,
+    }
+}
+
+impl Liveness {
+    /// The `observed` text for a live or rejected method; `None` when there is nothing to say.
+    pub fn observed(&self) -> Option<String> {
+        match self {
+            Liveness::Live(ex) | Liveness::Rejected(ex) => {
+                Some(ex.iter().map(describe).collect::<Vec<_>>().join(", then "))
+            }
+            Liveness::LiveWhenFirst(ex) => {
+                let (fresh, earlier) = ex.split_last()?;
+                Some(match earlier.first() {
+                    Some(e) => format!(
+                        "{}, but as the first message of a fresh process {}",
+                        describe(e),
+                        describe(fresh)
+                    ),
+                    None => format!("as the first message of a process {}", describe(fresh)),
+                })
+            }
+            Liveness::Gone | Liveness::Unknown => None,
+        }
+    }
+
+    /// The exchanges behind the verdict.
+    pub fn exchanges(&self) -> &[Exchange] {
+        match self {
+            Liveness::Live(ex) | Liveness::Rejected(ex) | Liveness::LiveWhenFirst(ex) => ex,
+            Liveness::Gone | Liveness::Unknown => &[],
+        }
+    }
+
+    /// True when a handler answered with a result.
+    pub fn is_live(&self) -> bool {
+        matches!(self, Liveness::Live(_) | Liveness::LiveWhenFirst(_))
     }
 }
 
@@ -157,10 +223,11 @@ pub async fn judge_removed(
     let mut live = Vec::new();
     let mut rejected = Vec::new();
     for (method, params) in probes {
-        match removed_method(ctx, method, params.clone()).await {
-            Liveness::Live(ex) => live.push(ex),
-            Liveness::Rejected(ex) => rejected.push(ex),
-            Liveness::Gone | Liveness::Unknown => {}
+        let verdict = removed_method(ctx, method, params.clone()).await;
+        if verdict.is_live() {
+            live.push(verdict);
+        } else if matches!(verdict, Liveness::Rejected(_)) {
+            rejected.push(verdict);
         }
     }
     let (group, severity, title) = if !live.is_empty() {
@@ -176,13 +243,13 @@ pub async fn judge_removed(
     };
     let observed = group
         .iter()
-        .map(|exs| exs.iter().map(describe).collect::<Vec<_>>().join(", then "))
+        .filter_map(Liveness::observed)
         .collect::<Vec<_>>()
         .join("; ");
     let mut finding = rule
         .finding(format!("{observed}."), expected, fix)
         .severity(severity)
-        .evidence(group.iter().flatten());
+        .evidence(group.iter().flat_map(Liveness::exchanges));
     if let Some(t) = title {
         finding = finding.titled(&t);
     }

@@ -111,6 +111,35 @@ async fn http_only_knobs_provoke_exactly_their_rule() {
 }
 
 #[tokio::test]
+async fn stdio_history_dependent_behaviour_is_asked_of_a_fresh_process() {
+    // `ping` answered only as the first request of a process: gone in the probed process
+    // (after discover and the listings), alive in a fresh one.
+    let report = stdio(&["--ping-when-first"]).await;
+    measured(&report, "stdio --ping-when-first");
+    assert_eq!(ids(&report), set(&[("SEAL006", E)]));
+    let f = &report.findings[0];
+    assert!(
+        f.observed.contains("first message of a fresh process"),
+        "{}",
+        f.observed
+    );
+    assert_eq!(f.evidence.len(), 2);
+}
+
+#[tokio::test]
+async fn dual_era_is_recognised_on_stdio_although_discover_came_first() {
+    // `initialize` goes to a fresh process: the probed one never sees a handshake.
+    let report = stdio(&["--mode", "dual"]).await;
+    assert_eq!(ids(&report), set(&[("SEAL002", W)]));
+    let transcript_methods: Vec<String> = report.findings[0]
+        .evidence
+        .iter()
+        .filter_map(|e| e["request"]["method"].as_str().map(str::to_owned))
+        .collect();
+    assert!(transcript_methods.contains(&"initialize".to_owned()));
+}
+
+#[tokio::test]
 async fn legacy_is_measured_as_fully_over_http_as_over_stdio() {
     let over_stdio = stdio(&["--mode", "legacy"]).await;
     let over_http = http(&["--mode", "legacy"]).await;

@@ -21,9 +21,10 @@ crate::rule! {
     /// The code a modern-only server uses to refuse `initialize` is implementation-defined
     /// (stdio: realistically -32601 or -32602; HTTP: 400 via header validation): any JSON-RPC
     /// error is accepted, unlike mcp-stateless, which warned on codes other than
-    /// -32601/-32600/-32022. Stdio caveat: dual-era SDKs pin the era from the first message of
-    /// the process; the probe opens with `server/discover`, so a dual-era stdio server looks
-    /// modern-only here and the advisory only appears over HTTP.
+    /// -32601/-32600/-32022. On stdio, when listing works without a handshake, `initialize` is
+    /// sent as the first message of a fresh process: dual-era SDKs pin the era from the first
+    /// message, so asking it after `server/discover` would hide them (mcp-stateless's stdio
+    /// blind spot), and a handshake in the probed process would change what later rules see.
     pub static SEAL002 = {
         id: "SEAL002",
         anchor: Some("MCP002"),

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use crate::context::ProbeContext;
 use crate::protocol::{BOGUS_TASK, METHOD_NOT_FOUND, TASKS_EXTENSION};
-use crate::removed::{Liveness, describe, is_dress_error, removed_method};
+use crate::removed::{describe, is_dress_error, removed_method};
 use crate::rule::{FindingExt, RuleResult};
 
 crate::rule! {
@@ -51,18 +51,16 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         ("tasks/list", json!({})),
         ("tasks/result", json!({"taskId": BOGUS_TASK})),
     ] {
-        match removed_method(ctx, method, params).await {
-            Liveness::Live(ex) => {
-                facts.push(ex.iter().map(describe).collect::<Vec<_>>().join(", then "));
-                evidence.extend(ex);
-                raise(Severity::Error, &mut severity);
-            }
-            Liveness::Rejected(ex) => {
-                facts.push(ex.iter().map(describe).collect::<Vec<_>>().join(", then "));
-                evidence.extend(ex);
-                raise(Severity::Warning, &mut severity);
-            }
-            Liveness::Gone | Liveness::Unknown => {}
+        let verdict = removed_method(ctx, method, params).await;
+        if let Some(observed) = verdict.observed() {
+            facts.push(observed);
+            evidence.extend(verdict.exchanges().iter().cloned());
+            let s = if verdict.is_live() {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            raise(s, &mut severity);
         }
     }
     if let Some(caps) = p.discover_result().and_then(|r| r.get("capabilities")) {
