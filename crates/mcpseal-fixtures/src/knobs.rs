@@ -128,8 +128,9 @@ pub struct Knobs {
     #[arg(long, value_name = "V")]
     pub server_version: Option<String>,
 
-    /// Append ` (listing N)` to TOOL's description, N counting `tools/list` calls (a surface
-    /// that changes between two captures: lock refusal and `--exclude`)
+    /// Append ` (listing N by process P)` to TOOL's description, N counting `tools/list` calls
+    /// (a surface that changes between two captures, in one process or two: lock refusal and
+    /// `--exclude`)
     #[arg(long, value_name = "TOOL")]
     pub volatile_description: Option<String>,
 

@@ -203,7 +203,8 @@ impl Handler {
                 && let Some(tool) = items.iter_mut().find(|t| t["name"] == name.as_str())
             {
                 let text = tool["description"].as_str().unwrap_or_default().to_owned();
-                tool["description"] = json!(format!("{text} (listing {calls})"));
+                tool["description"] =
+                    json!(format!("{text} (listing {calls} by process {})", std::process::id()));
             }
             if self.knobs.shuffle {
                 let st = &mut *st;

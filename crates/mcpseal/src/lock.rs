@@ -50,6 +50,9 @@ pub enum WorkflowError {
     /// No trustworthy surface.
     #[error("no trustworthy surface: {0}")]
     Capture(#[from] SnapshotError),
+    /// The server could not be contacted (for the second capture).
+    #[error("{0}")]
+    Open(#[from] crate::OpenError),
     /// No usable server version.
     #[error("{0}")]
     Version(#[from] VersionSourceError),
@@ -87,6 +90,7 @@ impl WorkflowError {
             }
             WorkflowError::Lock { source, .. } => source.hint(),
             WorkflowError::Capture(e) => e.hint(),
+            WorkflowError::Open(e) => e.hint(),
             WorkflowError::Version(e) => e.hint(),
             WorkflowError::FormMismatch { .. } => {
                 "drop `--form` to keep the lock's form, or delete the lock file to start over in another form"
@@ -205,9 +209,20 @@ pub struct LockReport {
 
 /// Captures the server twice and applies the lock rules (see the module docs).
 ///
+/// The first capture uses `conn`; the second a fresh connection from `reopen` (a new process
+/// for a stdio server): a stateful server refuses a second `initialize` on one session, and a
+/// surface that changes from one start of the server to the next is volatile too.
+///
 /// # Errors
 /// [`WorkflowError`]; a refusal or a volatile surface is an `Ok` report, not an error.
-pub async fn lock(conn: &Connection, options: &LockOptions) -> Result<LockReport, WorkflowError> {
+pub async fn lock<F>(
+    conn: &Connection,
+    reopen: F,
+    options: &LockOptions,
+) -> Result<LockReport, WorkflowError>
+where
+    F: AsyncFnOnce() -> Result<Connection, crate::OpenError>,
+{
     let existing = read_lock(&options.path)?;
     let form = match (options.form, &existing) {
         (Some(asked), Some(l)) if asked != l.form => {
@@ -226,7 +241,10 @@ pub async fn lock(conn: &Connection, options: &LockOptions) -> Result<LockReport
         (None, None) => Vec::new(),
     };
     let first = capture(conn, form, options.page_cap).await?;
-    let second = capture(conn, form, options.page_cap).await?;
+    let again_conn = reopen().await?;
+    let second = capture(&again_conn, form, options.page_cap).await;
+    again_conn.close().await;
+    let second = second?;
     let surface = first.surface.canonical_value(form);
     let hashed = exclude::apply(&surface, &pointers);
     let again = exclude::apply(&second.surface.canonical_value(form), &pointers);

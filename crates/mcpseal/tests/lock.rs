@@ -29,11 +29,13 @@ async fn lock_fixture(
     v: &str,
     fixture: &[&str],
 ) -> Result<mcpseal::lock::LockReport, WorkflowError> {
-    let conn = mcpseal::open(&Target::stdio(stdio_argv(fixture)), Options::default())
+    let target = Target::stdio(stdio_argv(fixture));
+    let conn = mcpseal::open(&target, Options::default())
         .await
         .expect("fixture starts");
     let r = lock(
         &conn,
+        async || mcpseal::open(&target, Options::default()).await,
         &LockOptions {
             path: path.to_owned(),
             form: None,

@@ -43,8 +43,9 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         },
         version,
     };
-    let conn = mcpseal::open(&target, options).await?;
-    let result = mcpseal::lock::lock(&conn, &lock_options).await;
+    let conn = mcpseal::open(&target, options.clone()).await?;
+    let reopen = async || mcpseal::open(&target, options.clone()).await;
+    let result = mcpseal::lock::lock(&conn, reopen, &lock_options).await;
     conn.close().await;
     let report = result.map_err(|e| workflow_error(e, &conn.diagnostics()))?;
     let verdict = verdict(&report);
