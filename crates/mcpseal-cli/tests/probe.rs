@@ -35,6 +35,25 @@ fn json(stdout: &str) -> Value {
     serde_json::from_str(stdout).expect("stdout is JSON")
 }
 
+/// `--only` value selecting mcp-stateless's rules (SEAL001–SEAL021), which these tests pin.
+fn anchored() -> String {
+    (1..=21)
+        .map(|n| format!("SEAL{n:03}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// How many rules are registered (`--list-rules --format json`).
+fn registered() -> usize {
+    let out = mcpseal()
+        .args(["probe", "--list-rules", "--format", "json"])
+        .output()
+        .expect("runs");
+    json(&String::from_utf8_lossy(&out.stdout))
+        .as_array()
+        .map_or(0, Vec::len)
+}
+
 #[test]
 fn exit_codes_follow_the_report_and_fail_on() {
     assert_eq!(probe_stdio(&[], &["--mode", "modern"]).0, 0);
@@ -76,7 +95,25 @@ fn only_and_skip_select_rules() {
         "{ids:?}"
     );
     assert!(ids.contains(&"SEAL006"));
-    assert_eq!(doc["summary"]["checks"], 13);
+    // Stdio: every registered rule that applies to stdio, minus the two skipped.
+    let stdio_rules = json(&String::from_utf8_lossy(
+        &mcpseal()
+            .args(["probe", "--list-rules", "--format", "json"])
+            .output()
+            .expect("runs")
+            .stdout,
+    ))
+    .as_array()
+    .map_or(0, |r| {
+        r.iter()
+            .filter(|r| {
+                r["transports"]
+                    .as_array()
+                    .is_some_and(|t| t.contains(&"stdio".into()))
+            })
+            .count()
+    });
+    assert_eq!(doc["summary"]["checks"], stdio_rules - 2);
 }
 
 #[test]
@@ -137,7 +174,8 @@ fn emit_renders_one_probe_many_ways() {
         format!("sarif:{}", path("r.sarif")),
         format!("markdown:{}", path("r.md")),
     ];
-    let mut args = vec!["--format", "text"];
+    let only = anchored();
+    let mut args = vec!["--format", "text", "--only", only.as_str()];
     for e in &emits {
         args.extend(["--emit", e.as_str()]);
     }
@@ -166,7 +204,8 @@ fn list_rules_needs_no_target() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(text.lines().count(), 21);
+    assert_eq!(text.lines().count(), registered());
+    assert!(registered() >= 21);
     assert!(
         text.lines()
             .next()
@@ -177,7 +216,15 @@ fn list_rules_needs_no_target() {
         .output()
         .expect("runs");
     let rules = json(&String::from_utf8_lossy(&out.stdout));
-    assert_eq!(rules.as_array().map(Vec::len), Some(21));
+    let ids: Vec<&str> = rules
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    for n in 1..=21 {
+        assert!(ids.contains(&format!("SEAL{n:03}").as_str()));
+    }
     assert_eq!(rules[2]["transports"], serde_json::json!(["http"]));
 }
 
@@ -218,7 +265,16 @@ fn a_bearer_token_appears_in_no_report_format() {
 fn legacy_over_http_exits_like_stdio() {
     let fx = HttpFixture::start(&["--mode", "legacy"]);
     let out = mcpseal()
-        .args(["probe", "--format", "json", "--timeout", "3s", &fx.url])
+        .args([
+            "probe",
+            "--format",
+            "json",
+            "--timeout",
+            "3s",
+            "--only",
+            &anchored(),
+            &fx.url,
+        ])
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(1));
