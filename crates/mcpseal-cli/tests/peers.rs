@@ -97,13 +97,25 @@ fn check_peer(id: &str) {
     let mut row = json!({ "id": id, "transport": peer.transport, "servedEra": peer.era });
     let mut timings = BTreeMap::new();
 
-    check_snapshots(&run, peer, &exp, &mut problems, &mut row, &mut timings);
-    match &exp.lock {
-        Some(lock) => check_lock(&run, peer, lock, &mut problems, &mut row, &mut timings),
-        None => problems.push("the expectations have no `lock` section".to_owned()),
-    }
+    // A stdio peer is a fresh process per command, so its probe (the longest command: it
+    // starts the server several times) runs beside the snapshots and the lock. An HTTP peer is
+    // one server: its commands run one after the other, the probe last.
+    let concurrent_probe = peer.transport == "stdio";
+    let probe_out = std::thread::scope(|scope| {
+        let probe = concurrent_probe.then(|| scope.spawn(|| run_probe(&run)));
+        check_snapshots(&run, peer, &exp, &mut problems, &mut row, &mut timings);
+        match &exp.lock {
+            Some(lock) => check_lock(&run, peer, lock, &mut problems, &mut row, &mut timings),
+            None => problems.push("the expectations have no `lock` section".to_owned()),
+        }
+        match probe {
+            Some(handle) => handle.join().expect("probe thread"),
+            None => run_probe(&run),
+        }
+    });
+    timings.insert("probe".to_owned(), probe_out.elapsed.as_millis());
     match &exp.probe {
-        Some(probe) => check_probe(&run, probe, &mut problems, &mut row, &mut timings),
+        Some(probe) => check_probe(&probe_out, probe, &mut problems, &mut row),
         None => problems.push("the expectations have no `probe` section".to_owned()),
     }
 
@@ -232,17 +244,19 @@ fn check_lock(
     }
 }
 
+/// `mcpseal probe --format json` on the peer.
+fn run_probe(run: &PeerRun) -> harness::CmdOutput {
+    run.mcpseal(&["probe", "--format", "json"])
+}
+
 /// `probe --format json`: no crashed rule, the expected state and readiness, exactly the
 /// expected rule ids, each with its expected severity.
 fn check_probe(
-    run: &PeerRun,
+    out: &harness::CmdOutput,
     p: &expect::ProbeExpect,
     problems: &mut Problems,
     row: &mut Value,
-    timings: &mut Timings,
 ) {
-    let out = run.mcpseal(&["probe", "--format", "json"]);
-    timings.insert("probe".to_owned(), out.elapsed.as_millis());
     let report = match out.json() {
         Ok(report) => report,
         Err(e) => {
