@@ -217,6 +217,11 @@ pub struct ProbeArgs {
     /// Lowest severity that makes the exit code 1.
     #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+    /// Call tool NAME with the JSON object of arguments and judge the result (SEAL039;
+    /// repeatable). Never done by default: a call may have side effects. NAME must be listed
+    /// by the server (else exit 2, before anything is called).
+    #[arg(long = "call", value_name = "NAME=JSON")]
+    pub calls: Vec<String>,
     /// List the rules (id, severity, remediation, transports, mcp-stateless id, title) and exit;
     /// no target needed. `--format json|markdown` for machine-readable lists.
     #[arg(long)]

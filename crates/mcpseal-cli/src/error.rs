@@ -48,6 +48,16 @@ impl From<mcpseal::OpenError> for CliError {
     }
 }
 
+impl From<mcpseal::probe::ProbeError> for CliError {
+    fn from(e: mcpseal::probe::ProbeError) -> Self {
+        match e {
+            mcpseal::probe::ProbeError::Open(e) => e.into(),
+            mcpseal::probe::ProbeError::UnknownTools(e) => CliError::usage(e.to_string())
+                .hint("`--call` names must match a tool in the server's `tools/list`"),
+        }
+    }
+}
+
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {

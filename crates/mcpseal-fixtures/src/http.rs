@@ -71,6 +71,12 @@ async fn endpoint(
             return json_response(&h, jsonrpc::error(&Value::Null, &err), 403, None);
         }
     }
+    if h.knobs.no_405
+        && h.knobs.mode != Mode::Legacy
+        && matches!(method, Method::GET | Method::DELETE)
+    {
+        return StatusCode::NOT_FOUND.into_response();
+    }
     match method {
         Method::POST => post(h, headers, body).await,
         Method::GET => get(&h, &headers),
@@ -181,6 +187,12 @@ async fn post(h: Shared, headers: HeaderMap, body: Bytes) -> Response {
                 json_response(&h, body, status, session)
             }
         }
+        Outcome::Accepted if h.knobs.notify_200 => json_response(
+            &h,
+            serde_json::json!({"jsonrpc": "2.0", "result": {}}),
+            200,
+            None,
+        ),
         Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
         Outcome::Listen { ack } => sse::response(
             StatusCode::OK,

@@ -266,9 +266,36 @@ pub struct Knobs {
     #[arg(long)]
     pub get_events: bool,
 
+    /// HTTP: answer notification POSTs with 200 and a JSON body, not an empty 202 (SEAL032)
+    #[arg(long)]
+    pub notify_200: bool,
+
+    /// HTTP modern: answer `GET` and `DELETE` with 404 instead of 405 (SEAL033)
+    #[arg(long)]
+    pub no_405: bool,
+
+    /// Add tools with broken definitions: invalid, remote-ref or sloppy (SEAL036/037/038; repeatable)
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub tool_defs: Vec<ToolDefsKnob>,
+
+    /// Add `bad_output`, `bad_error`, `ask` and `ask_badly`, tools for `--call` tests (SEAL039)
+    #[arg(long)]
+    pub call_tools: bool,
+
     /// HTTP: publish OAuth protected-resource and authorization-server metadata (MCP019/020)
     #[arg(long, value_enum, value_name = "HOW")]
     pub oauth: Option<OauthKnob>,
+}
+
+/// Which broken tool definitions `--tool-defs` adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolDefsKnob {
+    /// `broken_input` (inputSchema root type `array`) and `broken_output` (outputSchema `type: "objekt"`).
+    Invalid,
+    /// `remote_ref`: inputSchema property `$ref` to `https://schemas.example.com/args.json`.
+    RemoteRef,
+    /// `bad name!` without description, `dangling` with `$ref: #/$defs/missing`, `echo` twice.
+    Sloppy,
 }
 
 /// Which OAuth metadata the HTTP fixture publishes (authorization-server rules).

@@ -43,7 +43,12 @@ fn main() -> ExitCode {
         knobs.tools,
         knobs.server_version.as_deref(),
     ) {
-        Ok(s) => s,
+        Ok(mut s) => {
+            if !knobs.tool_defs.is_empty() || knobs.call_tools {
+                s.add_knob_tools(&knobs.tool_defs, knobs.call_tools);
+            }
+            s
+        }
         Err(e) => {
             stdio::log(&format!("error: {e:#}"));
             return ExitCode::from(2);

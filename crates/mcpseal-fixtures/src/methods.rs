@@ -80,7 +80,7 @@ impl Handler {
         if era == Era::Legacy {
             return body;
         }
-        if !k.no_result_type {
+        if !k.no_result_type && body.get("resultType").is_none() {
             body["resultType"] = json!("complete");
         }
         let partial = k.partial_cache && matches!(method, "prompts/list" | "resources/read");
@@ -203,8 +203,10 @@ impl Handler {
                 && let Some(tool) = items.iter_mut().find(|t| t["name"] == name.as_str())
             {
                 let text = tool["description"].as_str().unwrap_or_default().to_owned();
-                tool["description"] =
-                    json!(format!("{text} (listing {calls} by process {})", std::process::id()));
+                tool["description"] = json!(format!(
+                    "{text} (listing {calls} by process {})",
+                    std::process::id()
+                ));
             }
             if self.knobs.shuffle {
                 let st = &mut *st;
@@ -297,6 +299,15 @@ impl Handler {
                 }
             }
             "clock" => text("2026-07-28T00:00:00Z".to_owned()),
+            "bad_output" => structured(json!({"sum": "three"})),
+            "bad_error" => json!({"isError": true}),
+            "ask" => json!({"resultType": "input_required",
+                "inputRequests": {"confirm": {"method": "elicitation/create",
+                    "params": {"mode": "form", "message": "Proceed?",
+                               "requestedSchema": {"type": "object", "properties": {}}}}},
+                "requestState": "opaque-state"}),
+            "ask_badly" => json!({"resultType": "input_required",
+                "inputRequests": {"x": {"method": "tools/call"}}}),
             n if n.starts_with("tool_") => structured(json!({"tool": n, "ok": true})),
             n => text(format!("called {n}")),
         })

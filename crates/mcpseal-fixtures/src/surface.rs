@@ -133,6 +133,55 @@ impl Surface {
         })
     }
 
+    /// `--tool-defs` and `--call-tools`: append their tools (then re-sort).
+    pub fn add_knob_tools(&mut self, defs: &[crate::knobs::ToolDefsKnob], call_tools: bool) {
+        use crate::knobs::ToolDefsKnob;
+        let tools = self.tools.get_or_insert_with(Vec::new);
+        let object = json!({"type": "object"});
+        for d in defs {
+            match d {
+                ToolDefsKnob::Invalid => {
+                    tools.push(
+                        json!({"name": "broken_input", "description": "Root type is not object",
+                        "inputSchema": {"type": "array", "items": {"type": "string"}}}),
+                    );
+                    tools.push(json!({"name": "broken_output", "description": "Output schema does not compile",
+                        "inputSchema": object, "outputSchema": {"type": "objekt"}}));
+                }
+                ToolDefsKnob::RemoteRef => tools.push(json!({
+                    "name": "remote_ref", "description": "Arguments defined in another document",
+                    "inputSchema": {"type": "object", "properties": {
+                        "args": {"$ref": "https://schemas.example.com/args.json"}}}
+                })),
+                ToolDefsKnob::Sloppy => {
+                    tools.push(json!({"name": "bad name!", "inputSchema": object}));
+                    let dangling = json!({"name": "dangling", "description": "Refers to a missing definition",
+                        "inputSchema": {"type": "object", "properties": {
+                            "x": {"$ref": "#/$defs/missing"}}}});
+                    tools.push(dangling.clone());
+                    tools.push(dangling);
+                }
+            }
+        }
+        if call_tools {
+            let sum = json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]});
+            for (name, description) in [
+                ("bad_output", "structuredContent violates the outputSchema"),
+                ("bad_error", "An isError result without content"),
+                ("ask", "Asks for input (input_required)"),
+                ("ask_badly", "A malformed input_required result"),
+            ] {
+                let mut t =
+                    json!({"name": name, "description": description, "inputSchema": object});
+                if name.starts_with("bad_") {
+                    t["outputSchema"] = sum.clone();
+                }
+                tools.push(t);
+            }
+        }
+        self.sort();
+    }
+
     /// `{name, version}` of this server.
     pub fn server_info(&self) -> Value {
         json!({"name": self.name, "version": self.version})

@@ -24,6 +24,7 @@ pub(crate) struct Recorder<'c> {
     conn: &'c Connection,
     transcript: Mutex<Vec<Exchange>>,
     raw: Mutex<Vec<RawResponse>>,
+    status_probes: Mutex<Vec<Value>>,
 }
 
 impl<'c> Recorder<'c> {
@@ -32,6 +33,7 @@ impl<'c> Recorder<'c> {
             conn,
             transcript: Mutex::new(Vec::new()),
             raw: Mutex::new(Vec::new()),
+            status_probes: Mutex::new(Vec::new()),
         }
     }
 
@@ -84,6 +86,16 @@ impl<'c> Recorder<'c> {
     pub(crate) fn raw(&self) -> Vec<RawResponse> {
         lock(&self.raw).clone()
     }
+
+    /// Whether `ex` is a status probe that got an HTTP status (an answer, even without a
+    /// JSON-RPC body).
+    pub(crate) fn answered_by_status(&self, ex: &Exchange) -> bool {
+        ex.http_status.is_some()
+            && ex
+                .request
+                .get("id")
+                .is_some_and(|id| lock(&self.status_probes).contains(id))
+    }
 }
 
 /// What a rule receives.
@@ -94,6 +106,8 @@ pub struct ProbeContext<'c> {
     get_stream: OnceCell<Option<RawResponse>>,
     oauth: OnceCell<Vec<crate::oauth::AuthServer>>,
     listen_timeout: Duration,
+    tools: OnceCell<Option<crate::tools::ToolListing>>,
+    calls: Vec<crate::calls::ToolCall>,
 }
 
 impl<'c> ProbeContext<'c> {
@@ -105,7 +119,29 @@ impl<'c> ProbeContext<'c> {
             get_stream: OnceCell::new(),
             oauth: OnceCell::new(),
             listen_timeout,
+            tools: OnceCell::new(),
+            calls: Vec::new(),
         }
+    }
+
+    /// Sets the user's tool calls (`--call`), already checked against the listing.
+    pub(crate) fn set_calls(&mut self, calls: Vec<crate::calls::ToolCall>) {
+        self.calls = calls;
+    }
+
+    /// The tool calls the user asked for (`--call`); empty by default: the probe never calls
+    /// a tool on its own.
+    pub fn tool_calls(&self) -> &[crate::calls::ToolCall] {
+        &self.calls
+    }
+
+    /// Every tool the server lists on the client path (the prelude's first page, then the
+    /// following pages), fetched once per run and shared. `None` when listing failed.
+    pub async fn tool_listing(&self) -> Option<&crate::tools::ToolListing> {
+        self.tools
+            .get_or_init(|| crate::tools::fetch_listing(self))
+            .await
+            .as_ref()
     }
 
     pub(crate) fn recorder(&self) -> &Recorder<'c> {
@@ -161,6 +197,18 @@ impl<'c> ProbeContext<'c> {
     /// `without_header`, `without_standard_headers`, `wait`, `timeout`).
     pub async fn call_with(&self, request: Request) -> Exchange {
         self.rec.send(request).await
+    }
+
+    /// A request whose answer may legitimately be a bare HTTP status (403 to a foreign
+    /// `Origin`, 400 to a broken header): recorded like any other, but an HTTP status with an
+    /// empty or non-JSON body counts as answered, so it does not make the run incomplete.
+    pub async fn call_status_probe(&self, request: Request) -> Exchange {
+        let id = request
+            .id
+            .clone()
+            .unwrap_or_else(|| self.rec.conn.next_id());
+        lock(&self.rec.status_probes).push(id.clone());
+        self.rec.send(request.with_id(id)).await
     }
 
     /// `request` as the first message of a fresh server process (stdio only; `None` on HTTP),

@@ -27,6 +27,8 @@ pub struct ProbeOptions {
     pub skip: Vec<String>,
     /// How long `subscriptions/listen` waits for its acknowledgement. Default 3 s.
     pub listen_timeout: Duration,
+    /// Tool calls the user asked for (`--call`); never any by default (SEAL039).
+    pub calls: Vec<crate::calls::ToolCall>,
 }
 
 impl Default for ProbeOptions {
@@ -35,6 +37,7 @@ impl Default for ProbeOptions {
             only: Vec::new(),
             skip: Vec::new(),
             listen_timeout: Duration::from_secs(3),
+            calls: Vec::new(),
         }
     }
 }
@@ -105,11 +108,35 @@ pub async fn probe(conn: &Connection, options: &ProbeOptions) -> ProbeReport {
 }
 
 /// Probes with an explicit rule list (extensions, tests); `options.only`/`skip` still apply.
+/// Tools named in `options.calls` that the server does not list are not called.
 pub async fn probe_with(
     conn: &Connection,
     options: &ProbeOptions,
     rules: &[&crate::rule::Rule],
 ) -> ProbeReport {
+    match run(conn, options, rules, false).await {
+        Ok(report) | Err((report, _)) => report,
+    }
+}
+
+/// Like [`probe`], but a tool named in `options.calls` that the server's `tools/list` does not
+/// list is an error, found after the prelude and before any rule (or tool call) runs. When the
+/// listing itself failed, nothing can be checked and the calls are skipped.
+pub async fn probe_checked(
+    conn: &Connection,
+    options: &ProbeOptions,
+) -> Result<ProbeReport, crate::calls::UnknownTools> {
+    run(conn, options, REGISTRY, true)
+        .await
+        .map_err(|(_, unknown)| unknown)
+}
+
+async fn run(
+    conn: &Connection,
+    options: &ProbeOptions,
+    rules: &[&crate::rule::Rule],
+    refuse_unknown_calls: bool,
+) -> Result<ProbeReport, (ProbeReport, crate::calls::UnknownTools)> {
     let started = Instant::now();
     let started_at = rfc3339_now();
     let target = conn.target().display();
@@ -127,9 +154,25 @@ pub async fn probe_with(
         report.started_at = started_at;
         report.duration_ms = elapsed_ms(started);
         report.diagnostics = conn.diagnostics();
-        return report;
+        return Ok(report);
     }
-    let ctx = ProbeContext::new(rec, prelude, options.listen_timeout);
+    let mut ctx = ProbeContext::new(rec, prelude, options.listen_timeout);
+    if !options.calls.is_empty()
+        && let Some(listing) = ctx.tool_listing().await
+    {
+        let unknown = crate::calls::unknown_tools(&options.calls, &listing.tools);
+        if refuse_unknown_calls && !unknown.is_empty() {
+            let report = unreachable_report(&target, transport.as_str(), "");
+            return Err((report, crate::calls::UnknownTools(unknown)));
+        }
+        let calls = options
+            .calls
+            .iter()
+            .filter(|c| !unknown.contains(&c.name))
+            .cloned()
+            .collect();
+        ctx.set_calls(calls);
+    }
     let mut findings: Vec<Finding> = Vec::new();
     let mut crashed = Vec::new();
     let mut checks = 0;
@@ -166,7 +209,7 @@ pub async fn probe_with(
         RunState::Measured
     };
     let summary = Summary::of(&findings, checks, crashed.len());
-    ProbeReport {
+    Ok(ProbeReport {
         schema_version: 1,
         tool: tool(),
         target,
@@ -183,7 +226,7 @@ pub async fn probe_with(
         crashed_rules: crashed,
         diagnostics: conn.diagnostics(),
         rules: crate::rule_infos(),
-    }
+    })
 }
 
 /// Unanswered probes (requests with a transport error, raw requests without a status) and
@@ -195,6 +238,7 @@ fn incompleteness(ctx: &ProbeContext<'_>, crashed: &[CrashedRule]) -> Option<Inc
     let probes = transcript.len() + raw.len();
     let mut reasons: Vec<String> = transcript
         .iter()
+        .filter(|e| !rec.answered_by_status(e))
         .filter_map(|e| {
             e.transport_error
                 .as_ref()

@@ -27,6 +27,7 @@
 
 #![warn(missing_docs)]
 
+pub mod calls;
 pub mod context;
 pub mod docs;
 mod engine;
@@ -36,10 +37,13 @@ pub mod protocol;
 pub mod removed;
 pub mod rule;
 pub mod rules;
+pub mod tools;
 
+pub use calls::{CallParseError, ToolCall, UnknownTools, parse_call};
 pub use context::ProbeContext;
 pub use engine::{
-    ProbeOptions, UnknownRules, parse_rule_ids, probe, probe_with, unreachable_report,
+    ProbeOptions, UnknownRules, parse_rule_ids, probe, probe_checked, probe_with,
+    unreachable_report,
 };
 pub use rule::{FindingExt, Rule, RuleError, RuleResult};
 

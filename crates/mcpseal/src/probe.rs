@@ -10,14 +10,30 @@ use mcpseal_report::ProbeReport;
 
 use crate::OpenError;
 
-pub use mcpseal_probe::{ProbeOptions, UnknownRules, parse_rule_ids, rule_infos};
+pub use mcpseal_probe::{
+    CallParseError, ProbeOptions, ToolCall, UnknownRules, UnknownTools, parse_call, parse_rule_ids,
+    rule_infos,
+};
 
-/// Probes `target`: the prelude, then every applicable rule selected by `probe`.
+/// Why a probe could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The target is malformed.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// A `--call` names a tool the server does not list (checked before any tool is called).
+    #[error(transparent)]
+    UnknownTools(#[from] UnknownTools),
+}
+
+/// Probes `target`: the prelude, then every applicable rule selected by `probe`. Tools named
+/// in `probe.calls` are checked against the server's `tools/list` first: an unknown one is an
+/// error and nothing is called.
 pub async fn run(
     target: &Target,
     options: Options,
     probe: &ProbeOptions,
-) -> Result<ProbeReport, OpenError> {
+) -> Result<ProbeReport, ProbeError> {
     let transport = match target {
         Target::Http { .. } => "http",
         Target::Stdio { .. } => "stdio",
@@ -30,9 +46,9 @@ pub async fn run(
             report.diagnostics.push(format!("[spawn] {e}"));
             return Ok(report);
         }
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(OpenError::from(e).into()),
     };
-    let report = mcpseal_probe::probe(&conn, probe).await;
+    let report = mcpseal_probe::probe_checked(&conn, probe).await;
     conn.close().await;
-    Ok(report)
+    Ok(report?)
 }

@@ -118,6 +118,15 @@ pub async fn run(args: ProbeArgs) -> Result<Outcome, CliError> {
     let unknown = |e: mcpseal::probe::UnknownRules| {
         CliError::usage(e.to_string()).hint("`mcpseal probe --list-rules` lists the rule ids")
     };
+    let calls = args
+        .calls
+        .iter()
+        .map(|c| mcpseal::probe::parse_call(c))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            CliError::usage(e.to_string())
+                .hint("write it as `--call 'echo={\"message\":\"hi\"}'` (arguments: a JSON object)")
+        })?;
     let only = parse_rule_ids(&args.only).map_err(unknown)?;
     let skip = parse_rule_ids(&args.skip).map_err(unknown)?;
     if args.list_rules {
@@ -129,6 +138,7 @@ pub async fn run(args: ProbeArgs) -> Result<Outcome, CliError> {
     let probe = ProbeOptions {
         only,
         skip,
+        calls,
         ..ProbeOptions::default()
     };
     let report = mcpseal::probe::run(&target, options, &probe).await?;

@@ -5,6 +5,7 @@
 
 use crate::rule::Rule;
 
+mod modern_http;
 mod seal001;
 mod seal002;
 mod seal003;
@@ -26,6 +27,16 @@ mod seal018;
 mod seal019;
 mod seal020;
 mod seal021;
+mod seal030;
+mod seal031;
+mod seal032;
+mod seal033;
+mod seal034;
+mod seal035;
+mod seal036;
+mod seal037;
+mod seal038;
+mod seal039;
 
 /// Every rule, in id order.
 pub static REGISTRY: &[&Rule] = &[
@@ -50,4 +61,14 @@ pub static REGISTRY: &[&Rule] = &[
     &seal019::SEAL019,
     &seal020::SEAL020,
     &seal021::SEAL021,
+    &seal030::SEAL030,
+    &seal031::SEAL031,
+    &seal032::SEAL032,
+    &seal033::SEAL033,
+    &seal034::SEAL034,
+    &seal035::SEAL035,
+    &seal036::SEAL036,
+    &seal037::SEAL037,
+    &seal038::SEAL038,
+    &seal039::SEAL039,
 ];

@@ -1,0 +1,222 @@
+use mcpseal_client::{
+    Exchange, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_PROTOCOL_VERSION, Request,
+};
+use serde_json::{Map, Value, json};
+
+use crate::context::ProbeContext;
+use crate::protocol::{HEADER_MISMATCH, UNSUPPORTED_VERSION};
+use crate::rule::{FindingExt, RuleResult};
+use crate::rules::modern_http::{answer, modern_http, modern_only_http};
+
+crate::rule! {
+    /// Missing or mismatching routing headers are not rejected with -32020 and HTTP 400.
+    ///
+    /// 2026-07-28 repeats the method (`Mcp-Method`), the target (`Mcp-Name` on `tools/call`,
+    /// `prompts/get`, `resources/read`) and the protocol version (`MCP-Protocol-Version`) of
+    /// every Streamable HTTP POST in headers, so gateways, load balancers and WAFs can route
+    /// and authorise without parsing bodies. That only holds if the server refuses a request
+    /// whose headers disagree with its body: otherwise a gateway authorises one tool and the
+    /// server runs another. Missing, mismatching or invalid headers MUST get HTTP 400 with
+    /// JSON-RPC -32020 (HeaderMismatch).
+    ///
+    /// HTTP, servers whose `server/discover` works only (SEAL014 covers servers that reject the
+    /// headers outright, so it and this rule never fire together). Probes: `tools/list`
+    /// without `Mcp-Method`, and with `Mcp-Method: tools/call` (the code of that answer is
+    /// SEAL012's; here only acceptance and status are judged); `prompts/get` of a listed
+    /// prompt and `resources/read` of a listed resource without `Mcp-Name` and with a wrong
+    /// one, each only after the same request with correct headers succeeded (so no other
+    /// failure can explain the error — the spec sets no check order). On modern-only
+    /// servers also `tools/list` without `MCP-Protocol-Version` and with `2025-11-25` against
+    /// `2026-07-28` in `_meta`: -32022 is accepted there too (the header names a version the
+    /// server does not support), and dual-era servers are not asked (they may read a 2025
+    /// header, or none, as a 2025 request). Tools are never called: only when nothing else is
+    /// listed, `tools/call` of a tool name that does not exist, with another non-existent name
+    /// in `Mcp-Name`, and only a -32020 with the wrong status is judged (an unknown-tool error
+    /// is an equally valid answer).
+    pub static SEAL030 = {
+        id: "SEAL030",
+        anchor: None,
+        title: "Missing or mismatching routing headers are not rejected with -32020 and HTTP 400",
+        severity: Error,
+        remediation: Sdk,
+        spec: "basic/transports/streamable-http",
+        transports: [Http],
+        check: check,
+    };
+}
+
+/// One header probe and how its answer is judged.
+struct Probe {
+    what: String,
+    ex: Exchange,
+    /// Codes that are a correct refusal.
+    accepted: &'static [i64],
+    /// Whether another code is this rule's finding (else another rule's, or allowed).
+    judge_code: bool,
+}
+
+const OTHER_NAME: &str = "mcpseal-probe-other-name";
+
+async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
+    if !modern_http(ctx) {
+        return Ok(Vec::new());
+    }
+    let mut probes = Vec::new();
+    let list = || Request::modern("tools/list", Some(json!({})));
+    probes.push(Probe {
+        what: "`tools/list` without `Mcp-Method`".into(),
+        ex: ctx
+            .call_status_probe(list().without_header(HEADER_MCP_METHOD))
+            .await,
+        accepted: &[HEADER_MISMATCH],
+        judge_code: true,
+    });
+    probes.push(Probe {
+        what: "`tools/list` with `Mcp-Method: tools/call`".into(),
+        ex: ctx
+            .call_status_probe(list().header(HEADER_MCP_METHOD, "tools/call"))
+            .await,
+        accepted: &[HEADER_MISMATCH],
+        judge_code: false,
+    });
+    if modern_only_http(ctx) {
+        probes.push(Probe {
+            what: "`tools/list` without `MCP-Protocol-Version`".into(),
+            ex: ctx
+                .call_status_probe(list().without_header(HEADER_PROTOCOL_VERSION))
+                .await,
+            accepted: &[HEADER_MISMATCH, UNSUPPORTED_VERSION],
+            judge_code: true,
+        });
+        probes.push(Probe {
+            what: "`tools/list` with `MCP-Protocol-Version: 2025-11-25` and `_meta` version 2026-07-28".into(),
+            ex: ctx
+                .call_status_probe(list().header(HEADER_PROTOCOL_VERSION, "2025-11-25"))
+                .await,
+            accepted: &[HEADER_MISMATCH, UNSUPPORTED_VERSION],
+            judge_code: true,
+        });
+    }
+    let mut named = 0;
+    for (method, params) in named_targets(ctx).await {
+        let control = ctx.call(method, params.clone()).await;
+        if control.result().is_none() {
+            continue;
+        }
+        named += 1;
+        let req = || Request::modern(method, Some(params.clone()));
+        probes.push(Probe {
+            what: format!("`{method}` without `Mcp-Name` (with it: a result)"),
+            ex: ctx
+                .call_status_probe(req().without_header(HEADER_MCP_NAME))
+                .await,
+            accepted: &[HEADER_MISMATCH],
+            judge_code: true,
+        });
+        probes.push(Probe {
+            what: format!(
+                "`{method}` with `Mcp-Name: {OTHER_NAME}` (with the right name: a result)"
+            ),
+            ex: ctx
+                .call_status_probe(req().header(HEADER_MCP_NAME, OTHER_NAME))
+                .await,
+            accepted: &[HEADER_MISMATCH],
+            judge_code: true,
+        });
+    }
+    if named == 0 && ctx.prelude().effective_listing().is_some() {
+        // Both names made up: nothing can run, whatever the server does with the header.
+        let params = json!({"name": "mcpseal-probe-no-such-tool", "arguments": {}});
+        probes.push(Probe {
+            what: format!("`tools/call` of a non-existent tool with `Mcp-Name: {OTHER_NAME}`"),
+            ex: ctx
+                .call_status_probe(
+                    Request::modern("tools/call", Some(params)).header(HEADER_MCP_NAME, OTHER_NAME),
+                )
+                .await,
+            accepted: &[HEADER_MISMATCH],
+            judge_code: false,
+        });
+    }
+    let mut facts = Vec::new();
+    let mut evidence = Vec::new();
+    for p in probes {
+        if let Some(fact) = judge(&p) {
+            facts.push(format!("{}: {fact}", p.what));
+            evidence.push(p.ex);
+        }
+    }
+    if facts.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(vec![
+        SEAL030
+            .finding(
+                format!("{}.", facts.join("; ")),
+                "A POST whose `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` is missing or disagrees with the body is refused before it is processed: HTTP 400 with JSON-RPC -32020 (HeaderMismatch).",
+                "Upgrade to an MCP SDK that speaks 2026-07-28 and keep its header validation on; in a hand-written transport, compare each routing header with the body (decoding `=?base64?…?=` values) before dispatching, and answer 400 + -32020 on any difference.",
+            )
+            .evidence(evidence.iter()),
+    ])
+}
+
+fn judge(p: &Probe) -> Option<String> {
+    let ex = &p.ex;
+    let status = ex.http_status?;
+    if ex.result().is_some() {
+        return Some(format!("served anyway ({})", answer(ex)));
+    }
+    match ex.error_code() {
+        Some(c) if p.accepted.contains(&c) => (c == HEADER_MISMATCH && status != 400)
+            .then(|| format!("-32020 came with HTTP {status} instead of 400")),
+        Some(_) if p.judge_code => Some(format!("{} instead of -32020", answer(ex))),
+        Some(_) => None,
+        None if (400..500).contains(&status) && p.judge_code => {
+            Some(format!("{} without a JSON-RPC -32020 body", answer(ex)))
+        }
+        None => None,
+    }
+}
+
+/// `prompts/get` of the first listed prompt (required arguments filled in) and
+/// `resources/read` of the first listed resource.
+async fn named_targets(ctx: &ProbeContext<'_>) -> Vec<(&'static str, Value)> {
+    let mut out = Vec::new();
+    if let Some(ex) = ctx.call("prompts/list", json!({})).await.result().cloned()
+        && let Some(prompt) = ex
+            .get("prompts")
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+        && let Some(name) = prompt.get("name").and_then(Value::as_str)
+    {
+        let mut args = Map::new();
+        for a in prompt
+            .get("arguments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if a.get("required") == Some(&Value::Bool(true))
+                && let Some(n) = a.get("name").and_then(Value::as_str)
+            {
+                args.insert(n.to_owned(), json!("mcpseal"));
+            }
+        }
+        out.push(("prompts/get", json!({"name": name, "arguments": args})));
+    }
+    if let Some(ex) = ctx
+        .call("resources/list", json!({}))
+        .await
+        .result()
+        .cloned()
+        && let Some(uri) = ex
+            .get("resources")
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+            .and_then(|r| r.get("uri"))
+            .and_then(Value::as_str)
+    {
+        out.push(("resources/read", json!({"uri": uri})));
+    }
+    out
+}

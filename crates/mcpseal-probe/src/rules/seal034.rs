@@ -1,0 +1,95 @@
+use mcpseal_client::{Exchange, Request};
+use serde_json::{Value, json};
+
+use crate::context::ProbeContext;
+use crate::protocol::{INVALID_PARAMS, METHOD_NOT_FOUND};
+use crate::removed::describe;
+use crate::rule::{FindingExt, RuleResult};
+use crate::rules::modern_http::modern_http;
+use crate::rules::seal031::UNKNOWN_METHOD;
+
+/// MissingRequiredClientCapability (2026).
+const MISSING_CAPABILITY: i64 = -32021;
+
+crate::rule! {
+    /// JSON-RPC error responses do not carry the id of the request they answer.
+    ///
+    /// JSON-RPC 2.0 answers a request with its own `id`, errors included; `id: null` is only
+    /// for a request whose id could not be read (a parse error, an invalid request). MCP
+    /// keeps that rule, and 2026-07-28 leans on it harder: a client cancels and retries
+    /// requests by id (MRTR retries get a new id each time), and an event-stream reader picks
+    /// its response out of the stream by id. An error with a null or foreign id is, for the
+    /// client, no answer at all.
+    ///
+    /// HTTP, servers whose `server/discover` works. Judged on errors that prove the body was
+    /// parsed — -32601 (the method was read), -32602 and -32021 (the params were read) — to
+    /// requests carrying the 2026 envelope: an unknown method and an unknown tool sent here,
+    /// plus every such error earlier in the run. Errors that may come before parsing (a
+    /// rejected `Origin`, a header-only refusal, a notification) are never judged.
+    pub static SEAL034 = {
+        id: "SEAL034",
+        anchor: None,
+        title: "JSON-RPC error responses do not carry the request id",
+        severity: Error,
+        remediation: Sdk,
+        spec: "basic/index",
+        transports: [Http],
+        check: check,
+    };
+}
+
+fn parsed_error_lost_id(ex: &Exchange) -> bool {
+    let modern = ex
+        .request
+        .pointer("/params/_meta")
+        .is_some_and(Value::is_object);
+    let Some(id) = ex.request.get("id") else {
+        return false;
+    };
+    modern
+        && matches!(
+            ex.error_code(),
+            Some(METHOD_NOT_FOUND | INVALID_PARAMS | MISSING_CAPABILITY)
+        )
+        && ex.response.as_ref().and_then(|r| r.get("id")) != Some(id)
+}
+
+async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
+    if !modern_http(ctx) {
+        return Ok(Vec::new());
+    }
+    ctx.call_status_probe(Request::modern(UNKNOWN_METHOD, Some(json!({}))))
+        .await;
+    ctx.call(
+        "tools/call",
+        json!({"name": "mcpseal-probe-no-such-tool", "arguments": {}}),
+    )
+    .await;
+    let lost: Vec<Exchange> = ctx
+        .transcript()
+        .into_iter()
+        .filter(parsed_error_lost_id)
+        .collect();
+    let Some(first) = lost.first() else {
+        return Ok(Vec::new());
+    };
+    let got = first
+        .response
+        .as_ref()
+        .and_then(|r| r.get("id"))
+        .map_or_else(|| "no id".to_owned(), |i| format!("id {i}"));
+    let sent = first.request.get("id").cloned().unwrap_or(Value::Null);
+    Ok(vec![
+        SEAL034
+            .finding(
+                format!(
+                    "{} of the run's parsed-request errors lost their id; first: {} came back with {got} for request id {sent}.",
+                    lost.len(),
+                    describe(first)
+                ),
+                "An error response to a request whose body was parsed carries that request's `id` (JSON-RPC 2.0); `id: null` is only for unreadable requests.",
+                "Upgrade to an MCP SDK that speaks 2026-07-28; in a hand-written transport, build error responses from the parsed request so its `id` is echoed.",
+            )
+            .evidence(lost.iter().take(2)),
+    ])
+}
