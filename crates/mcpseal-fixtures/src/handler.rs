@@ -142,11 +142,11 @@ impl Handler {
                 status: 200,
                 session: session.or_else(|| self.sticky_session(inc)),
             },
-            Ok(crate::modes::Answer::Listen(ack)) => {
+            Ok(crate::modes::Answer::Listen(before, ack)) => {
                 if inc.transport == Transport::Stdio {
                     self.state().listens.insert(id.to_string());
                 }
-                Outcome::Listen { ack }
+                Outcome::Listen { before, ack }
             }
             Ok(crate::modes::Answer::Hang) => Outcome::Hang,
             Err(e) => self.reply_err(msg, e, inc),

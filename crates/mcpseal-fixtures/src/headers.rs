@@ -15,7 +15,8 @@ use axum::http::HeaderMap;
 use serde_json::{Value, json};
 
 use crate::jsonrpc::{
-    HEADER_MISMATCH, INVALID_REQUEST, META_VERSION, RC_HEADER_MISMATCH, RpcError,
+    HEADER_MISMATCH, INVALID_REQUEST, META_VERSION, MODERN_VERSION, RC_HEADER_MISMATCH, RpcError,
+    UNSUPPORTED_VERSION,
 };
 use crate::knobs::{Knobs, Mode};
 
@@ -92,6 +93,21 @@ fn modern(
         return Some(mismatch("Mcp-Method", mcp_method, &json!(method)));
     }
     let params = msg.get("params").unwrap_or(&Value::Null);
+    if knobs.versionless_unsupported
+        && params
+            .pointer("/_meta")
+            .and_then(|m| m.get(META_VERSION))
+            .is_none()
+        && get(headers, "mcp-protocol-version").is_none()
+    {
+        return Some(
+            RpcError::new(
+                UNSUPPORTED_VERSION,
+                "Unsupported protocol version: the request did not name a protocol version",
+            )
+            .data(json!({"supported": [MODERN_VERSION]})),
+        );
+    }
     // With no `_meta` version the handler answers -32602; the header is compared only to a real value.
     if let Some(version) = params
         .pointer("/_meta")

@@ -194,9 +194,12 @@ async fn post(h: Shared, headers: HeaderMap, body: Bytes) -> Response {
             None,
         ),
         Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
-        Outcome::Listen { ack } => sse::response(
+        Outcome::Listen { before, ack } => sse::response(
             StatusCode::OK,
-            sse::forever(vec![sse::event(&ack)], Duration::from_secs(1)),
+            sse::forever(
+                before.iter().chain([&ack]).map(sse::event).collect(),
+                Duration::from_secs(1),
+            ),
         ),
         Outcome::Hang => std::future::pending().await,
         Outcome::Crash => {

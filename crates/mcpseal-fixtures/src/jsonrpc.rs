@@ -32,6 +32,8 @@ pub const LEGACY_VERSION: &str = "2025-11-25";
 pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// `_meta` key of the per-request client capabilities.
 pub const META_CLIENT_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the client identity (SHOULD, never required).
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// `_meta` key of the server identity on results.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// `_meta` key tagging listen-stream notifications.
@@ -91,6 +93,8 @@ pub enum Outcome {
     Accepted,
     /// `subscriptions/listen`: send the acknowledgement notification, then hold the stream open.
     Listen {
+        /// Messages sent before the acknowledgement (only `--listen-ack late`).
+        before: Vec<Value>,
         /// The `notifications/subscriptions/acknowledged` message.
         ack: Value,
     },

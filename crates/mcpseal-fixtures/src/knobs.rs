@@ -285,6 +285,45 @@ pub struct Knobs {
     /// HTTP: publish OAuth protected-resource and authorization-server metadata (MCP019/020)
     #[arg(long, value_enum, value_name = "HOW")]
     pub oauth: Option<OauthKnob>,
+
+    /// Schema-invalid 2026 results: discover's `tools.listChanged: "yes"`, serverInfo `version: 1`
+    #[arg(long)]
+    pub invalid_wire: bool,
+
+    /// Refuse requests whose `_meta` lacks `clientInfo` with -32602 (pre-final builds)
+    #[arg(long)]
+    pub require_client_info: bool,
+
+    /// -32022 errors carry no `data` (no `supported`/`requested`)
+    #[arg(long)]
+    pub bare_version_error: bool,
+
+    /// Once a listing was served, ignore each request's `_meta` version (TS SDK v2 stdio)
+    #[arg(long)]
+    pub pin_version: bool,
+
+    /// `_meta` serverInfo only on cacheable results (not on `prompts/get`, `tools/call`)
+    #[arg(long)]
+    pub partial_server_info: bool,
+
+    /// HTTP: no version in the header nor in `_meta` → -32022 without `requested` (TS SDK v2)
+    #[arg(long)]
+    pub versionless_unsupported: bool,
+
+    /// Misacknowledge `subscriptions/listen`: no-id, superset or late (acknowledgement rule)
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub listen_ack: Option<ListenAckKnob>,
+}
+
+/// How `--listen-ack` gets the `subscriptions/listen` acknowledgement wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListenAckKnob {
+    /// The acknowledgement lacks `_meta["io.modelcontextprotocol/subscriptionId"]`.
+    NoId,
+    /// The acknowledgement claims every notification type and a resource, requested or not.
+    Superset,
+    /// A `notifications/tools/list_changed` for the subscription precedes the acknowledgement.
+    Late,
 }
 
 /// Which broken tool definitions `--tool-defs` adds.

@@ -12,7 +12,7 @@ use crate::jsonrpc::{
     self, INVALID_PARAMS, LEGACY_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_VERSION,
     RESOURCE_NOT_FOUND_2025, RpcError,
 };
-use crate::knobs::{ListKind, Mode, TasksKnob};
+use crate::knobs::{ListKind, ListenAckKnob, Mode, TasksKnob};
 use crate::modes::{Answer, method_not_found};
 use crate::paging;
 
@@ -88,8 +88,11 @@ impl Handler {
             body["ttlMs"] = json!(60_000);
             body["cacheScope"] = json!("public");
         }
-        if !k.no_server_info_meta {
+        if !k.no_server_info_meta && (cacheable || !k.partial_server_info) {
             body["_meta"] = json!({ META_SERVER_INFO: self.surface.server_info() });
+            if k.invalid_wire {
+                body["_meta"][META_SERVER_INFO]["version"] = json!(1);
+            }
         }
         body
     }
@@ -111,6 +114,9 @@ impl Handler {
         };
         if s.tools.is_some() {
             caps.insert("tools".into(), lc());
+        }
+        if k.invalid_wire {
+            caps.insert("tools".into(), json!({"listChanged": "yes"}));
         }
         if s.resources.is_some() || s.templates.is_some() {
             caps.insert("resources".into(), lc());
@@ -377,10 +383,36 @@ impl Handler {
                 honoured.insert(field.into(), v.clone());
             }
         }
-        Answer::Listen(jsonrpc::notification(
-            "notifications/subscriptions/acknowledged",
-            json!({"_meta": { META_SUBSCRIPTION_ID: id }, "notifications": honoured}),
-        ))
+        let mut meta = json!({ META_SUBSCRIPTION_ID: id });
+        let mut before = Vec::new();
+        match self.knobs.listen_ack {
+            Some(ListenAckKnob::NoId) => meta = json!({}),
+            Some(ListenAckKnob::Superset) => {
+                for field in [
+                    "toolsListChanged",
+                    "promptsListChanged",
+                    "resourcesListChanged",
+                ] {
+                    honoured.insert(field.into(), json!(true));
+                }
+                honoured.insert(
+                    "resourceSubscriptions".into(),
+                    json!(["fixture://unrequested"]),
+                );
+            }
+            Some(ListenAckKnob::Late) => before.push(jsonrpc::notification(
+                "notifications/tools/list_changed",
+                json!({"_meta": { META_SUBSCRIPTION_ID: id }}),
+            )),
+            None => {}
+        }
+        Answer::Listen(
+            before,
+            jsonrpc::notification(
+                "notifications/subscriptions/acknowledged",
+                json!({"_meta": meta, "notifications": honoured}),
+            ),
+        )
     }
 }
 

@@ -15,8 +15,9 @@ use serde_json::{Value, json};
 
 use crate::handler::{Handler, Incoming, SessionState, Transport};
 use crate::jsonrpc::{
-    INVALID_PARAMS, INVALID_REQUEST, LEGACY_VERSION, META_CLIENT_CAPS, META_VERSION,
-    METHOD_NOT_FOUND, MODERN_VERSION, RC_UNSUPPORTED_VERSION, RpcError, UNSUPPORTED_VERSION,
+    INVALID_PARAMS, INVALID_REQUEST, LEGACY_VERSION, META_CLIENT_CAPS, META_CLIENT_INFO,
+    META_VERSION, METHOD_NOT_FOUND, MODERN_VERSION, RC_UNSUPPORTED_VERSION, RpcError,
+    UNSUPPORTED_VERSION,
 };
 use crate::knobs::{Mode, TasksKnob};
 use crate::methods::Era;
@@ -26,8 +27,8 @@ use crate::methods::Era;
 pub enum Answer {
     /// A result, plus a newly minted session id (legacy HTTP `initialize`).
     Result(Value, Option<String>),
-    /// A listen stream: this acknowledgement, then silence.
-    Listen(Value),
+    /// A listen stream: these messages (normally none), this acknowledgement, then silence.
+    Listen(Vec<Value>, Value),
     /// No answer at all.
     Hang,
 }
@@ -166,22 +167,30 @@ impl Handler {
         if !caps_ok {
             missing.push(META_CLIENT_CAPS);
         }
+        if self.knobs.require_client_info && meta.and_then(|m| m.get(META_CLIENT_INFO)).is_none() {
+            missing.push(META_CLIENT_INFO);
+        }
         if !missing.is_empty() {
             return Err(
                 RpcError::new(INVALID_PARAMS, "Missing required _meta fields")
                     .data(json!({"missing": missing})),
             );
         }
+        let pinned = self.knobs.pin_version && self.state().list_calls.iter().any(|c| *c > 0);
         match version {
             Some(MODERN_VERSION) | None => Ok(()),
+            Some(_) if pinned => Ok(()),
             Some(v) => {
                 let code = if self.knobs.old_error_codes {
                     RC_UNSUPPORTED_VERSION
                 } else {
                     UNSUPPORTED_VERSION
                 };
-                Err(RpcError::new(code, "Unsupported protocol version")
-                    .data(json!({"supported": self.supported_versions(), "requested": v})))
+                let err = RpcError::new(code, "Unsupported protocol version");
+                if self.knobs.bare_version_error {
+                    return Err(err);
+                }
+                Err(err.data(json!({"supported": self.supported_versions(), "requested": v})))
             }
         }
     }

@@ -92,8 +92,11 @@ fn emit(handler: &Handler, outcome: Outcome) -> io::Result<Option<std::thread::J
             noise(&mut out)?;
             writeln!(out, "{body}")?;
         }
-        Outcome::Listen { ack } => {
+        Outcome::Listen { before, ack } => {
             noise(&mut out)?;
+            for m in before {
+                writeln!(out, "{m}")?;
+            }
             writeln!(out, "{ack}")?;
         }
         Outcome::Accepted | Outcome::Hang | Outcome::Endless => {}

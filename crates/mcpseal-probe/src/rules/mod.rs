@@ -27,6 +27,12 @@ mod seal018;
 mod seal019;
 mod seal020;
 mod seal021;
+mod seal022;
+mod seal023;
+mod seal024;
+mod seal025;
+mod seal026;
+mod seal027;
 mod seal030;
 mod seal031;
 mod seal032;
@@ -61,6 +67,12 @@ pub static REGISTRY: &[&Rule] = &[
     &seal019::SEAL019,
     &seal020::SEAL020,
     &seal021::SEAL021,
+    &seal022::SEAL022,
+    &seal023::SEAL023,
+    &seal024::SEAL024,
+    &seal025::SEAL025,
+    &seal026::SEAL026,
+    &seal027::SEAL027,
     &seal030::SEAL030,
     &seal031::SEAL031,
     &seal032::SEAL032,
