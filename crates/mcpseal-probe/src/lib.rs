@@ -6,8 +6,9 @@
 //! and a run state — *measured*, *unreachable* (nothing answered: zero findings, no rule run)
 //! or *incomplete* (some probes went unanswered, or a rule crashed: never ready).
 //!
-//! What it refuses to do: read source, trust version strings, call tools, print, or judge a
-//! server on an unanswered probe. Where the spec allows two behaviours it says nothing; one root
+//! What it refuses to do: read source, trust version strings, call a tool nobody named (only
+//! [`ProbeOptions::calls`], `--call` at the CLI, after checking each name against `tools/list`),
+//! fetch a schema's remote `$ref`, print, or judge a server on an unanswered probe. Where the spec allows two behaviours it says nothing; one root
 //! cause gives one finding (a server that rejects `_meta` is told so once, not also that
 //! `server/discover` is missing and `ping` "still implemented").
 //!

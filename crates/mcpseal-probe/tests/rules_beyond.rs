@@ -158,6 +158,53 @@ async fn header_findings_quote_each_accepted_probe() {
     })));
 }
 
+#[tokio::test]
+async fn header_probes_never_call_a_listed_tool() {
+    // Only tools listed: the `Mcp-Name` probe falls back to `tools/call` of a made-up tool
+    // with another made-up name in the header, and judges only a -32020 at the wrong status.
+    let dir = std::env::temp_dir().join(format!("mcpseal-tools-only-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let surface = dir.join("surface.json");
+    let tools = serde_json::json!({
+        "tools": [{"name": "delete_everything", "description": "Destructive",
+                   "inputSchema": {"type": "object"}}],
+        "resources": null, "resourceTemplates": null, "prompts": null
+    });
+    std::fs::write(&surface, tools.to_string()).expect("surface file");
+    let path = surface.to_string_lossy().into_owned();
+    for (knob, expected) in [
+        ("--lenient-headers", set(&[("SEAL030", E)])),
+        (
+            "--errors-200",
+            set(&[("SEAL030", E), ("SEAL031", E), ("SEAL035", W)]),
+        ),
+        ("--sse", set(&[])),
+    ] {
+        let report = http(&["--surface", &path, knob]).await;
+        measured(&report, knob);
+        assert_eq!(mine(&report), expected, "{knob}");
+        if knob == "--errors-200" {
+            let f = report
+                .findings
+                .iter()
+                .find(|f| f.rule_id == "SEAL030")
+                .expect("SEAL030");
+            assert!(
+                f.observed.contains("`tools/call` of a non-existent tool"),
+                "{}",
+                f.observed
+            );
+        }
+        let called = report
+            .findings
+            .iter()
+            .flat_map(|f| f.evidence.iter())
+            .any(|e| e["request"]["params"]["name"] == "delete_everything");
+        assert!(!called, "{knob}: a listed tool was called");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn calls(raw: &[&str]) -> Vec<ToolCall> {
     raw.iter()
         .map(|c| parse_call(c).expect("valid call"))
