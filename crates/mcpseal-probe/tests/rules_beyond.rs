@@ -115,6 +115,8 @@ async fn http_rules_fire_on_their_knob_and_only_on_modern_servers() {
         // Headers rejected outright: SEAL014 alone, no header-validation cascade.
         (&["--mode", "strict-headers"], &[]),
         (&["--mode", "strict-params"], &[]),
+        // Release-candidate codes are SEAL012's alone.
+        (&["--old-error-codes"], &[]),
         (&["--sse"], &[]),
     ];
     for (args, expected) in cases {

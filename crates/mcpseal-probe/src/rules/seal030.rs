@@ -4,7 +4,10 @@ use mcpseal_client::{
 use serde_json::{Map, Value, json};
 
 use crate::context::ProbeContext;
-use crate::protocol::{HEADER_MISMATCH, UNSUPPORTED_VERSION};
+use crate::protocol::{
+    HEADER_MISMATCH, RC_HEADER_MISMATCH, RC_MISSING_CAPABILITY, RC_UNSUPPORTED_VERSION,
+    UNSUPPORTED_VERSION,
+};
 use crate::rule::{FindingExt, RuleResult};
 use crate::rules::modern_http::{answer, modern_http, modern_only_http};
 
@@ -32,7 +35,8 @@ crate::rule! {
     /// header, or none, as a 2025 request). Tools are never called: only when nothing else is
     /// listed, `tools/call` of a tool name that does not exist, with another non-existent name
     /// in `Mcp-Name`, and only a -32020 with the wrong status is judged (an unknown-tool error
-    /// is an equally valid answer).
+    /// is an equally valid answer). Release-candidate codes (-32001/-32003/-32004) are left to
+    /// SEAL012.
     pub static SEAL030 = {
         id: "SEAL030",
         anchor: None,
@@ -167,6 +171,8 @@ fn judge(p: &Probe) -> Option<String> {
         return Some(format!("served anyway ({})", answer(ex)));
     }
     match ex.error_code() {
+        // Release-candidate numbering is SEAL012's finding (one root cause, one finding).
+        Some(RC_HEADER_MISMATCH | RC_MISSING_CAPABILITY | RC_UNSUPPORTED_VERSION) => None,
         Some(c) if p.accepted.contains(&c) => (c == HEADER_MISMATCH && status != 400)
             .then(|| format!("-32020 came with HTTP {status} instead of 400")),
         Some(_) if p.judge_code => Some(format!("{} instead of -32020", answer(ex))),
