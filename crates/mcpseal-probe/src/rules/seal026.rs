@@ -156,6 +156,7 @@ fn judge(ex: &Exchange, transport: TransportKind) -> Option<(String, &'static st
     let mut facts = Vec::new();
     let early: Vec<&Value> = ex.notifications[..pos]
         .iter()
+        .filter(|n| n.is_object())
         .filter(|n| transport == TransportKind::Http || subscription_id(n) == Some(&id))
         .collect();
     if !early.is_empty() {
