@@ -4,10 +4,9 @@
 
 mod common;
 
-use mcpseal_report::RunState;
 use mcpseal_report::Severity::{Error as E, Warning as W};
 
-use common::{all_rules, assert_well_formed, http, ids, options, probe_target, set, stdio};
+use common::{Case, all_rules, http, ids, measured, options, probe_target, set, stdio};
 
 /// Rules that only apply to HTTP.
 const HTTP_ONLY: &[&str] = &[
@@ -32,12 +31,6 @@ const LEGACY: &[(&str, mcpseal_report::Severity)] = &[
 ];
 
 /// Fixture arguments → expected findings, on both transports.
-/// `(fixture arguments, expected (rule id, severity) findings)`.
-type Case = (
-    &'static [&'static str],
-    &'static [(&'static str, mcpseal_report::Severity)],
-);
-
 const CASES: &[Case] = &[
     (&["--mode", "modern"], &[]),
     (&["--mode", "dual"], &[("SEAL002", W)]),
@@ -63,16 +56,6 @@ const CASES: &[Case] = &[
     (&["--tasks", "ext"], &[]),
     (&["--messages-listen"], &[]),
 ];
-
-fn measured(report: &mcpseal_report::ProbeReport, what: &str) {
-    assert_eq!(
-        report.state,
-        RunState::Measured,
-        "{what}: {:?}",
-        report.incomplete
-    );
-    assert_well_formed(report);
-}
 
 #[tokio::test]
 async fn every_knob_provokes_exactly_its_rule_over_stdio() {

@@ -8,49 +8,27 @@ mod common;
 use std::collections::BTreeSet;
 
 use mcpseal_client::Target;
-use mcpseal_fixtures::{HttpFixture, stdio_argv};
+use mcpseal_fixtures::stdio_argv;
 use mcpseal_probe::{ProbeOptions, ToolCall, parse_call};
 use mcpseal_report::Severity::{Error as E, Warning as W};
-use mcpseal_report::{ProbeReport, RunState, Severity};
+use mcpseal_report::{ProbeReport, Severity};
 
-use common::{all_rules, assert_well_formed, options, probe_target};
+use common::{Case, all_rules, among, http_with, measured, options, set, stdio_with};
 
 /// Probes the fixture over stdio with every rule.
 async fn stdio(args: &[&str]) -> ProbeReport {
-    probe_target(Target::stdio(stdio_argv(args)), options(), &all_rules()).await
+    stdio_with(args, &all_rules()).await
 }
 
 /// Probes the fixture over HTTP with every rule.
 async fn http(args: &[&str]) -> ProbeReport {
-    let fx = HttpFixture::start(args);
-    probe_target(Target::http(fx.url.clone()), options(), &all_rules()).await
+    http_with(args, &all_rules()).await
 }
 
 /// `(rule id, severity)` of the findings in SEAL030–SEAL039.
 fn mine(report: &ProbeReport) -> BTreeSet<(String, Severity)> {
-    report
-        .findings
-        .iter()
-        .filter(|f| ("SEAL030"..="SEAL039").contains(&f.rule_id.as_str()))
-        .map(|f| (f.rule_id.clone(), f.severity))
-        .collect()
+    among(report, |id| ("SEAL030"..="SEAL039").contains(&id))
 }
-
-fn set(pairs: &[(&str, Severity)]) -> BTreeSet<(String, Severity)> {
-    pairs.iter().map(|(i, s)| ((*i).to_owned(), *s)).collect()
-}
-
-fn measured(report: &ProbeReport, what: &str) {
-    assert_eq!(
-        report.state,
-        RunState::Measured,
-        "{what}: {:?}",
-        report.incomplete
-    );
-    assert_well_formed(report);
-}
-
-type Case = (&'static [&'static str], &'static [(&'static str, Severity)]);
 
 /// Tool-definition knobs: the same verdict over stdio and HTTP.
 const TOOL_CASES: &[Case] = &[
@@ -219,15 +197,9 @@ async fn probe_calls(http_transport: bool, raw: &[&str]) -> ProbeReport {
         ..all_rules()
     };
     if http_transport {
-        let fx = HttpFixture::start(&["--call-tools"]);
-        probe_target(Target::http(fx.url.clone()), options(), &popts).await
+        http_with(&["--call-tools"], &popts).await
     } else {
-        probe_target(
-            Target::stdio(stdio_argv(&["--call-tools"])),
-            options(),
-            &popts,
-        )
-        .await
+        stdio_with(&["--call-tools"], &popts).await
     }
 }
 

@@ -8,13 +8,11 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use mcpseal_client::Target;
-use mcpseal_fixtures::{HttpFixture, stdio_argv};
 use mcpseal_probe::ProbeOptions;
 use mcpseal_report::Severity::{Error as E, Warning as W};
 use mcpseal_report::{Finding, ProbeReport, RunState, Severity};
 
-use common::{all_rules, assert_well_formed, options, probe_target, set};
+use common::{Case, all_rules, among, http_with, measured, set, stdio_with};
 
 /// SEAL001–SEAL027: the rules that run before (and whose exchanges SEAL022 validates) and
 /// these; later rules run after them and cannot change their verdicts.
@@ -26,21 +24,14 @@ fn through_027() -> ProbeOptions {
 }
 
 async fn stdio(args: &[&str]) -> ProbeReport {
-    probe_target(Target::stdio(stdio_argv(args)), options(), &through_027()).await
+    stdio_with(args, &through_027()).await
 }
 
 async fn http(args: &[&str]) -> ProbeReport {
-    let fx = HttpFixture::start(args);
-    probe_target(Target::http(fx.url.clone()), options(), &through_027()).await
+    http_with(args, &through_027()).await
 }
 
-/// `(fixture arguments, expected (rule id, severity) findings among SEAL022–027)`.
-type Case = (
-    &'static [&'static str],
-    &'static [(&'static str, mcpseal_report::Severity)],
-);
-
-/// The same verdict over stdio and HTTP.
+/// The same verdict over stdio and HTTP (expected findings among SEAL022–027).
 const CASES: &[Case] = &[
     (&["--mode", "modern"], &[]),
     (&["--mode", "dual"], &[]),
@@ -80,22 +71,7 @@ const MINE: &[&str] = &[
 
 /// `(rule id, severity)` of the findings among SEAL022–027.
 fn mine(report: &ProbeReport) -> BTreeSet<(String, Severity)> {
-    report
-        .findings
-        .iter()
-        .filter(|f| MINE.contains(&f.rule_id.as_str()))
-        .map(|f| (f.rule_id.clone(), f.severity))
-        .collect()
-}
-
-fn measured(report: &ProbeReport, what: &str) {
-    assert_eq!(
-        report.state,
-        RunState::Measured,
-        "{what}: {:?}",
-        report.incomplete
-    );
-    assert_well_formed(report);
+    among(report, |id| MINE.contains(&id))
 }
 
 fn finding<'r>(report: &'r ProbeReport, id: &str) -> &'r Finding {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use mcpseal_client::{Connection, Options, Target};
 use mcpseal_fixtures::{HttpFixture, stdio_argv};
 use mcpseal_probe::{ProbeOptions, probe};
-use mcpseal_report::{ProbeReport, Severity};
+use mcpseal_report::{ProbeReport, RunState, Severity};
 
 /// Deadline for one probe run.
 pub const DEADLINE: Duration = Duration::from_secs(20);
@@ -53,20 +53,41 @@ pub async fn probe_target(target: Target, options: Options, popts: &ProbeOptions
 
 /// Probes the fixture over stdio with `args`.
 pub async fn stdio(args: &[&str]) -> ProbeReport {
-    probe_target(Target::stdio(stdio_argv(args)), options(), &probe_options()).await
+    stdio_with(args, &probe_options()).await
 }
 
 /// Probes the fixture over HTTP with `args`.
 pub async fn http(args: &[&str]) -> ProbeReport {
-    let fx = HttpFixture::start(args);
-    probe_target(Target::http(fx.url.clone()), options(), &probe_options()).await
+    http_with(args, &probe_options()).await
 }
+
+/// Probes the fixture over stdio with `args` and the rule selection of `popts`.
+pub async fn stdio_with(args: &[&str], popts: &ProbeOptions) -> ProbeReport {
+    probe_target(Target::stdio(stdio_argv(args)), options(), popts).await
+}
+
+/// Probes the fixture over HTTP with `args` and the rule selection of `popts`; the fixture
+/// lives until the probe is over.
+pub async fn http_with(args: &[&str], popts: &ProbeOptions) -> ProbeReport {
+    let fx = HttpFixture::start(args);
+    probe_target(Target::http(fx.url.clone()), options(), popts).await
+}
+
+/// `(fixture arguments, expected (rule id, severity) findings)`: one row of a knob table.
+pub type Case = (&'static [&'static str], &'static [(&'static str, Severity)]);
 
 /// `(rule id, severity)` of every finding.
 pub fn ids(report: &ProbeReport) -> BTreeSet<(String, Severity)> {
+    among(report, |_| true)
+}
+
+/// `(rule id, severity)` of the findings whose rule id `mine` keeps: a test file compares only
+/// its own range, so rules added elsewhere cannot make it drift.
+pub fn among(report: &ProbeReport, mine: impl Fn(&str) -> bool) -> BTreeSet<(String, Severity)> {
     report
         .findings
         .iter()
+        .filter(|f| mine(&f.rule_id))
         .map(|f| (f.rule_id.clone(), f.severity))
         .collect()
 }
@@ -91,4 +112,16 @@ pub fn assert_well_formed(report: &ProbeReport) {
         "{:?}",
         report.crashed_rules
     );
+}
+
+/// Asserts the run was measured (saying `what` and why not otherwise) and its findings are
+/// well formed.
+pub fn measured(report: &ProbeReport, what: &str) {
+    assert_eq!(
+        report.state,
+        RunState::Measured,
+        "{what}: {:?}",
+        report.incomplete
+    );
+    assert_well_formed(report);
 }
