@@ -32,16 +32,36 @@ pub struct RuleArgs {
     pub deny_security: bool,
 }
 
-/// `mcpseal lock`.
-#[derive(Debug, Args)]
-pub struct LockArgs {
+/// The lock file, on every command that reads or writes one: one default name for all.
+#[derive(Debug, Args, Clone)]
+pub struct LockFileArgs {
     /// The lock file.
     #[arg(
         long = "lock",
         default_value = "surface.lock.json",
         value_name = "FILE"
     )]
-    pub lock: PathBuf,
+    pub path: PathBuf,
+}
+
+/// How `lock`, `check` and `verify` read the surface and report their verdict (`diff` words
+/// its page cap for two sides, `probe` and `snapshot` have their own formats).
+#[derive(Debug, Args, Clone)]
+pub struct ReportArgs {
+    /// Report format: `text`, `json`, `sarif` or `markdown`.
+    #[arg(long, default_value = "text", value_name = "FORMAT")]
+    pub format: mcpseal_report::Format,
+    /// Most pages read per list before refusing.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub page_cap: usize,
+}
+
+/// `mcpseal lock`.
+#[derive(Debug, Args)]
+pub struct LockArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub lock: LockFileArgs,
     /// Leave this part of the surface out of the hash: a JSON Pointer, with `KEY=VALUE` to pick
     /// a list item (`/resources`, `/tools/name=clock/description`; `/` in a value is `~1`).
     /// Repeatable; replaces the exclusions recorded in the lock (default: keep them).
@@ -50,12 +70,9 @@ pub struct LockArgs {
     /// Canonical form of a new lock (an existing lock keeps its own).
     #[arg(long, value_enum)]
     pub form: Option<FormArg>,
-    /// Report format: `text`, `json`, `sarif` or `markdown`.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: mcpseal_report::Format,
-    /// Most pages read per list before refusing.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
-    pub page_cap: usize,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub report: ReportArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub version: VersionArgs,
@@ -76,19 +93,12 @@ pub struct LockArgs {
 /// `mcpseal check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The lock file.
-    #[arg(
-        long = "lock",
-        default_value = "surface.lock.json",
-        value_name = "FILE"
-    )]
-    pub lock: PathBuf,
-    /// Report format: `text`, `json`, `sarif` or `markdown`.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: mcpseal_report::Format,
-    /// Most pages read per list before refusing.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
-    pub page_cap: usize,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub lock: LockFileArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub report: ReportArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub version: VersionArgs,
@@ -116,19 +126,12 @@ pub struct VerifyArgs {
     /// Wait between attempts: `10s`, `500ms`, `1m`.
     #[arg(long, default_value = "10s", value_name = "DURATION")]
     pub wait: String,
-    /// The lock file.
-    #[arg(
-        long = "lock",
-        default_value = "surface.lock.json",
-        value_name = "FILE"
-    )]
-    pub lock: PathBuf,
-    /// Report format: `text`, `json`, `sarif` or `markdown`.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: mcpseal_report::Format,
-    /// Most pages read per list before refusing.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
-    pub page_cap: usize,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub lock: LockFileArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub report: ReportArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub target: TargetArgs,

@@ -4,9 +4,11 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use mcpseal::client::{Options, Target, parse_header};
+use mcpseal::surface::lock::RuleOptions;
 
 use crate::args::{ColorChoice, ConnectArgs, TargetArgs};
 use crate::error::CliError;
+use crate::lock_args::RuleArgs;
 
 /// Parses `10s`, `500ms`, `2m` or a bare number of seconds.
 pub fn parse_duration(raw: &str) -> Result<Duration, CliError> {
@@ -111,6 +113,15 @@ pub fn options(args: &ConnectArgs) -> Result<Options, CliError> {
         options.env.push((k.to_owned(), v.to_owned()));
     }
     Ok(options)
+}
+
+/// The lock rules' switches, as `lock` and `check` both judge by them: the two must agree on
+/// what a change needs.
+pub fn rule_options(args: &RuleArgs) -> RuleOptions {
+    RuleOptions {
+        strict_semver: args.strict_semver,
+        deny_security: args.deny_security,
+    }
 }
 
 /// Whether to colour text written to stdout.

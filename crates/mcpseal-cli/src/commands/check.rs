@@ -3,11 +3,12 @@
 use std::fmt::Write as _;
 
 use mcpseal::check::{CheckOptions, CheckReport};
-use mcpseal::surface::lock::{Relation, RuleOptions};
+use mcpseal::surface::lock::Relation;
 use serde_json::{Value, json};
 
 use crate::commands::drift::{
-    Rendered, changes_text, diff_json, render, version_request, workflow_error,
+    Rendered, changes_text, diff_json, need_phrase, render, require_lock, version_request,
+    workflow_error,
 };
 use crate::error::{CliError, Outcome};
 use crate::lock_args::CheckArgs;
@@ -18,26 +19,17 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let target = settings::target(&args.target)?;
     let options = settings::options(&args.connect)?;
     let check_options = CheckOptions {
-        path: args.lock.clone(),
-        page_cap: args.page_cap.max(1),
-        rules: RuleOptions {
-            strict_semver: args.rules.strict_semver,
-            deny_security: args.rules.deny_security,
-        },
+        path: args.lock.path.clone(),
+        page_cap: args.report.page_cap.max(1),
+        rules: settings::rule_options(&args.rules),
         version,
     };
-    // A missing lock file needs no server.
-    if !args.lock.exists() {
-        return Err(workflow_error(
-            mcpseal::lock::WorkflowError::NoLock(args.lock.clone()),
-            &[],
-        ));
-    }
+    require_lock(&args.lock.path)?;
     let conn = mcpseal::open(&target, options).await?;
     let result = mcpseal::check::check(&conn, &check_options).await;
     conn.close().await;
     let report = result.map_err(|e| workflow_error(e, &conn.diagnostics()))?;
-    let path = args.lock.display().to_string();
+    let path = args.lock.path.display().to_string();
     let v = report.version.version.to_string();
     let locked = &report.locked_version;
     let verdict = if report.matches {
@@ -60,14 +52,14 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         diff: &report.diff,
     };
     output::emit(
-        &render(args.format, &rendered)?,
+        &render(args.report.format, &rendered)?,
         args.output.output.as_deref(),
     )?;
     let accepted = report
         .accepted_from
         .as_ref()
         .map_or(String::new(), ToString::to_string);
-    let need = phrase(report.need, locked);
+    let need = need_phrase(report.need, locked);
     let semver = report.diff.required_bump().as_str();
     if report.matches {
         if report.relation == Relation::Higher {
@@ -90,10 +82,6 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     };
     output::note(&message);
     Ok(Outcome::Found)
-}
-
-fn phrase(need: mcpseal::surface::lock::Need, locked: &str) -> &'static str {
-    mcpseal::surface::lock::Version::parse(locked).map_or("a higher version", |v| need.phrase(&v))
 }
 
 fn json_of(r: &CheckReport, path: &str) -> Value {

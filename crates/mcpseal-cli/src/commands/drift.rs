@@ -2,6 +2,7 @@
 //! and the errors of the lock workflows.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use mcpseal::diff::engine::SurfaceDiff;
 use mcpseal::diff::{document, drift_rules, findings};
@@ -9,6 +10,7 @@ use mcpseal::lock::WorkflowError;
 use mcpseal::report::{
     Format, SarifRun, ToolInfo, render_findings_markdown, render_findings_sarif,
 };
+use mcpseal::surface::lock::{Need, Version};
 use mcpseal::version_source::{self, VersionRequest};
 use serde_json::{Map, Value};
 
@@ -27,6 +29,23 @@ pub fn version_request(args: &VersionArgs) -> Result<VersionRequest, CliError> {
         let hint = e.hint();
         CliError::usage(e.to_string()).hint(hint)
     })
+}
+
+/// Refuses a missing lock file before any server is started: `check` and `verify` need one,
+/// and a server process or connection would be wasted on a run that cannot judge.
+pub fn require_lock(path: &Path) -> Result<(), CliError> {
+    if path.exists() {
+        Ok(())
+    } else {
+        Err(workflow_error(WorkflowError::NoLock(path.to_owned()), &[]))
+    }
+}
+
+/// What a change needs, in words relative to the locked version ("a new minor", "a new major
+/// or 0.x line"…); "a higher version" when the locked version does not parse. Shared so that
+/// `lock` refusals and `check` errors name the same requirement.
+pub fn need_phrase(need: Need, locked: &str) -> &'static str {
+    Version::parse(locked).map_or("a higher version", |v| need.phrase(&v))
 }
 
 /// A workflow error for people; for an unreachable server, the server's last stderr line.

@@ -4,12 +4,12 @@ use std::fmt::Write as _;
 
 use mcpseal::lock::{LockOptions, LockOutcome, LockReport};
 use mcpseal::surface::Form;
-use mcpseal::surface::lock::{Pointer, RefusalReason, Relation, RuleOptions};
+use mcpseal::surface::lock::{Pointer, RefusalReason, Relation};
 use serde_json::{Value, json};
 
 use crate::args::FormArg;
 use crate::commands::drift::{
-    Rendered, changes_text, diff_json, render, version_request, workflow_error,
+    Rendered, changes_text, diff_json, need_phrase, render, version_request, workflow_error,
 };
 use crate::error::{CliError, Outcome};
 use crate::lock_args::LockArgs;
@@ -30,17 +30,14 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
     let target = settings::target(&args.target)?;
     let options = settings::options(&args.connect)?;
     let lock_options = LockOptions {
-        path: args.lock.clone(),
+        path: args.lock.path.clone(),
         form: args.form.map(|f| match f {
             FormArg::McpSeal1 => Form::McpSeal1,
             FormArg::McpSurface1 => Form::McpSurface1,
         }),
-        page_cap: args.page_cap.max(1),
+        page_cap: args.report.page_cap.max(1),
         exclude: (!exclude.is_empty()).then_some(exclude),
-        rules: RuleOptions {
-            strict_semver: args.rules.strict_semver,
-            deny_security: args.rules.deny_security,
-        },
+        rules: settings::rule_options(&args.rules),
         version,
     };
     let conn = mcpseal::open(&target, options.clone()).await?;
@@ -61,7 +58,7 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         diff: &report.diff,
     };
     output::emit(
-        &render(args.format, &rendered)?,
+        &render(args.report.format, &rendered)?,
         args.output.output.as_deref(),
     )?;
     let security = report.diff.summary().security;
@@ -86,7 +83,7 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
                     let why = match reason {
                         RefusalReason::NotHigher(Relation::Same) => format!("the surface changed but the version is still {v}"),
                         RefusalReason::NotHigher(_) => format!("the surface changed under {v}, lower than the locked {locked}"),
-                        RefusalReason::BreakWithoutNewLine => format!("a contract break needs {}, and {locked} → {v} stays on the same compatibility line", phrase(r.need, &locked)),
+                        RefusalReason::BreakWithoutNewLine => format!("a contract break needs {}, and {locked} → {v} stays on the same compatibility line", need_phrase(r.need, &locked)),
                         _ => format!("`--strict-semver`: additive or security changes need a new minor, and {locked} → {v} is not one"),
                     };
                     let accepted = accepted.as_ref().map_or(String::new(), ToString::to_string);
@@ -119,10 +116,6 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         }
         _ => Ok(Outcome::Ok),
     }
-}
-
-fn phrase(need: mcpseal::surface::lock::Need, locked: &str) -> &'static str {
-    mcpseal::surface::lock::Version::parse(locked).map_or("a higher version", |v| need.phrase(&v))
 }
 
 fn dedup(mut v: Vec<String>) -> Vec<String> {

@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use mcpseal::verify::{VerifyOptions, VerifyReport};
 use serde_json::{Value, json};
 
-use crate::commands::drift::{Rendered, changes_text, diff_json, render, workflow_error};
+use crate::commands::drift::{
+    Rendered, changes_text, diff_json, render, require_lock, workflow_error,
+};
 use crate::error::{CliError, Outcome};
 use crate::lock_args::VerifyArgs;
 use crate::{output, settings};
@@ -13,12 +15,7 @@ use crate::{output, settings};
 pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
     let target = settings::target(&args.target)?;
     let options = settings::options(&args.connect)?;
-    if !args.lock.exists() {
-        return Err(workflow_error(
-            mcpseal::lock::WorkflowError::NoLock(args.lock.clone()),
-            &[],
-        ));
-    }
+    require_lock(&args.lock.path)?;
     let wait = settings::parse_duration(&args.wait)?;
     let attempts = args.attempts.max(1);
     let mut attempt = 1;
@@ -27,8 +24,8 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
         let result = mcpseal::verify::verify(
             &conn,
             &VerifyOptions {
-                path: args.lock.clone(),
-                page_cap: args.page_cap.max(1),
+                path: args.lock.path.clone(),
+                page_cap: args.report.page_cap.max(1),
             },
         )
         .await;
@@ -45,7 +42,7 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
         tokio::time::sleep(wait).await;
         attempt += 1;
     };
-    let path = args.lock.display().to_string();
+    let path = args.lock.path.display().to_string();
     let shown = target.display();
     let verdict = if report.matches {
         format!(
@@ -75,7 +72,7 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
         diff: &report.diff,
     };
     output::emit(
-        &render(args.format, &rendered)?,
+        &render(args.report.format, &rendered)?,
         args.output.output.as_deref(),
     )?;
     if report.matches {
