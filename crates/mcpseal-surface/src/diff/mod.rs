@@ -592,6 +592,21 @@ fn generic(
     }
 }
 
+/// An item's `_meta` (tool, prompt, resource or template): one policy for all of them. It is
+/// not specified as model-facing, so it is not judged, but poisoned text can hide there, so
+/// every difference is listed (key by key) as `unjudged` and never folded away.
+fn meta(out: &mut Out, path: &str, b: Option<&Value>, a: Option<&Value>) {
+    generic(
+        out,
+        ChangeClass::Unjudged,
+        path,
+        b,
+        a,
+        "`_meta` is not judged, but text hidden there may reach a model; review it",
+        0,
+    );
+}
+
 /// Runs `judge`; when it emitted nothing although `differs`, emits one `unjudged` change for
 /// the whole of `path`. This is what keeps the "nothing is dropped" invariant local.
 fn guard(

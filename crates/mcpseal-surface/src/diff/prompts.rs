@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::{ChangeClass, Out, changed, child, generic, same_opt, union};
+use super::{ChangeClass, Out, changed, child, generic, meta, same_opt, union};
 
 /// Compares two prompts with the same name (at `path`, `/prompts/name=<name>`).
 pub(super) fn prompt(path: &str, b: &Map<String, Value>, a: &Map<String, Value>, out: &mut Out) {
@@ -31,15 +31,7 @@ pub(super) fn prompt(path: &str, b: &Map<String, Value>, a: &Map<String, Value>,
             ),
             "title" | "icons" => generic(out, ChangeClass::Cosmetic, &p, bv, av, "display only", 0),
             "arguments" => arguments(&p, bv, av, out),
-            "_meta" => generic(
-                out,
-                ChangeClass::Unjudged,
-                &p,
-                bv,
-                av,
-                "`_meta` is not judged, but text hidden there may reach a model; review it",
-                0,
-            ),
+            "_meta" => meta(out, &p, bv, av),
             _ => generic(
                 out,
                 ChangeClass::Unjudged,

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{ChangeClass, Out, changed, child, generic, object_or_empty, same_opt, union};
+use super::{ChangeClass, Out, changed, child, generic, meta, object_or_empty, same_opt, union};
 
 /// Compares two resources (or two templates) with the same identity at `path`.
 pub(super) fn resource(
@@ -59,15 +59,7 @@ pub(super) fn resource(
                 0,
             ),
             "annotations" => annotations(&p, bv, av, out),
-            "_meta" => generic(
-                out,
-                ChangeClass::Unjudged,
-                &p,
-                bv,
-                av,
-                "`_meta` is not judged, but text hidden there may reach a model; review it",
-                0,
-            ),
+            "_meta" => meta(out, &p, bv, av),
             _ => generic(
                 out,
                 ChangeClass::Unjudged,

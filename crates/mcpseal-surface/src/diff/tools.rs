@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{ChangeClass, Out, annotations, changed, child, generic, schema, union};
+use super::{ChangeClass, Out, annotations, changed, child, generic, meta, schema, union};
 
 /// Compares two tools with the same name (at `path`, `/tools/name=<name>`).
 pub(super) fn tool(path: &str, b: &Map<String, Value>, a: &Map<String, Value>, out: &mut Out) {
@@ -28,15 +28,7 @@ pub(super) fn tool(path: &str, b: &Map<String, Value>, a: &Map<String, Value>, o
             "inputSchema" => schema::input_root(&p, bv, av, out),
             "outputSchema" => schema::output_root(&p, bv, av, out),
             "annotations" => annotations::annotations(&p, bv, av, out),
-            "_meta" => generic(
-                out,
-                ChangeClass::Unjudged,
-                &p,
-                bv,
-                av,
-                "`_meta` is not judged, but text hidden there may reach a model; review it",
-                0,
-            ),
+            "_meta" => meta(out, &p, bv, av),
             _ => generic(
                 out,
                 ChangeClass::Unjudged,
