@@ -75,6 +75,18 @@ impl TransportError {
             message: message.into(),
         }
     }
+
+    /// No answer to `method` within `timeout`: the one wording of a timeout, whichever
+    /// transport waited, so findings and CLI errors read the same over stdio and HTTP.
+    pub(crate) fn timeout(method: &str, timeout: std::time::Duration) -> Self {
+        TransportError::new(
+            TransportErrorKind::Timeout,
+            format!(
+                "no answer to `{method}` within {}",
+                crate::connection::format_duration(timeout)
+            ),
+        )
+    }
 }
 
 impl std::fmt::Display for TransportError {

@@ -214,14 +214,7 @@ impl HttpTransport {
         exchange.transport_error = match outcome {
             Ok(Ok(())) => None,
             Ok(Err(e)) => Some(e),
-            Err(_) => Some(TransportError::new(
-                Kind::Timeout,
-                format!(
-                    "no answer to `{}` within {}",
-                    request.method,
-                    crate::connection::format_duration(timeout)
-                ),
-            )),
+            Err(_) => Some(TransportError::timeout(&request.method, timeout)),
         };
         exchange.duration_ms = elapsed_ms(started);
         exchange

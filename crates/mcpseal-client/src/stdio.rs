@@ -200,14 +200,7 @@ impl StdioTransport {
                 ));
             }
             Err(_) => {
-                exchange.transport_error = Some(TransportError::new(
-                    Kind::Timeout,
-                    format!(
-                        "no answer to `{}` within {}",
-                        request.method,
-                        crate::connection::format_duration(timeout)
-                    ),
-                ));
+                exchange.transport_error = Some(TransportError::timeout(&request.method, timeout));
             }
         }
         exchange.duration_ms = elapsed_ms(started);
