@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use mcpseal_client::{
     Connection, Exchange, HEADER_MCP_METHOD, HEADER_PROTOCOL_VERSION, MetadataResponse,
-    RawResponse, Request, Target, TransportKind,
+    RawResponse, Request, Target, TransportKind, Wait,
 };
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tokio::sync::OnceCell;
 
 use crate::prelude::{ClientPath, Prelude};
@@ -242,6 +242,23 @@ impl<'c> ProbeContext<'c> {
             ClientPath::Modern => Request::modern(method, Some(params)),
             ClientPath::Legacy => Request::legacy(method, Some(params)),
         })
+    }
+
+    /// `subscriptions/listen` with `filter` on the client path, waiting up to the listen
+    /// timeout for its response or the acknowledgement that opens the stream; `None` when no
+    /// path works. A stdio stream left open is the caller's to cancel: when depends on what the
+    /// rule judges.
+    pub async fn listen(&self, filter: &Map<String, Value>) -> Option<Exchange> {
+        let request =
+            self.client_request("subscriptions/listen", json!({"notifications": filter}))?;
+        Some(
+            self.call_with(
+                request
+                    .wait(Wait::ResponseOrAcknowledgement)
+                    .timeout(self.listen_timeout()),
+            )
+            .await,
+        )
     }
 
     /// A notification on the client path (e.g. `notifications/cancelled`).

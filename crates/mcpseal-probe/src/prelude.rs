@@ -25,7 +25,7 @@
 //! the 2025 path depends on it.
 
 use mcpseal_client::{Exchange, Request, TransportKind};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::context::{Recorder, envelope_free};
 use crate::protocol::TARGET_REVISION;
@@ -224,6 +224,27 @@ impl Prelude {
             .and_then(|r| r.get("capabilities"))
             .or_else(|| self.initialize.result()?.get("capabilities"))
             .filter(|c| c.is_object())
+    }
+
+    /// The `subscriptions/listen` filter asking for every list change the capabilities
+    /// advertise (`toolsListChanged` for `tools.listChanged: true`, and so on for prompts and
+    /// resources); empty when none is, or when no capabilities were seen. SEAL009 (is listen
+    /// served?) and SEAL026 (is it acknowledged right?) must ask for the same thing.
+    pub fn listen_filter(&self) -> Map<String, Value> {
+        let mut filter = Map::new();
+        let Some(caps) = self.capabilities() else {
+            return filter;
+        };
+        for (cap, field) in [
+            ("tools", "toolsListChanged"),
+            ("prompts", "promptsListChanged"),
+            ("resources", "resourcesListChanged"),
+        ] {
+            if caps.pointer(&format!("/{cap}/listChanged")) == Some(&Value::Bool(true)) {
+                filter.insert(field.into(), json!(true));
+            }
+        }
+        filter
     }
 
     /// True when the capabilities came from `server/discover` (not the legacy handshake).

@@ -1,6 +1,6 @@
-use mcpseal_client::{META_SUBSCRIPTION_ID, Wait};
+use mcpseal_client::META_SUBSCRIPTION_ID;
 use mcpseal_report::Severity;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::context::ProbeContext;
 use crate::protocol::METHOD_NOT_FOUND;
@@ -35,35 +35,14 @@ crate::rule! {
 }
 
 async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
-    let Some(caps) = ctx.prelude().capabilities() else {
-        return Ok(Vec::new());
-    };
-    let mut filter = Map::new();
-    for (cap, field) in [
-        ("tools", "toolsListChanged"),
-        ("prompts", "promptsListChanged"),
-        ("resources", "resourcesListChanged"),
-    ] {
-        if caps.pointer(&format!("/{cap}/listChanged")) == Some(&Value::Bool(true)) {
-            filter.insert(field.into(), json!(true));
-        }
-    }
+    let filter = ctx.prelude().listen_filter();
     if filter.is_empty() {
         return Ok(Vec::new());
     }
     let advertised = filter.keys().cloned().collect::<Vec<_>>().join(", ");
-    let Some(request) =
-        ctx.client_request("subscriptions/listen", json!({"notifications": filter}))
-    else {
+    let Some(ex) = ctx.listen(&filter).await else {
         return Ok(Vec::new());
     };
-    let ex = ctx
-        .call_with(
-            request
-                .wait(Wait::ResponseOrAcknowledgement)
-                .timeout(ctx.listen_timeout()),
-        )
-        .await;
     if ex.transport_error.is_some() {
         return Ok(Vec::new());
     }

@@ -1,4 +1,4 @@
-use mcpseal_client::{Exchange, META_SUBSCRIPTION_ID, TransportKind, Wait};
+use mcpseal_client::{Exchange, META_SUBSCRIPTION_ID, TransportKind};
 use serde_json::{Map, Value, json};
 
 use crate::context::ProbeContext;
@@ -48,19 +48,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     if p.discover_result().is_none() || p.path != Some(ClientPath::Modern) {
         return Ok(Vec::new());
     }
-    let Some(caps) = p.capabilities() else {
-        return Ok(Vec::new());
-    };
-    let mut filter = Map::new();
-    for (cap, field) in [
-        ("tools", "toolsListChanged"),
-        ("prompts", "promptsListChanged"),
-        ("resources", "resourcesListChanged"),
-    ] {
-        if caps.pointer(&format!("/{cap}/listChanged")) == Some(&Value::Bool(true)) {
-            filter.insert(field.into(), json!(true));
-        }
-    }
+    let filter = p.listen_filter();
     if filter.is_empty() {
         return Ok(Vec::new());
     }
@@ -71,18 +59,9 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     let ex = match existing {
         Some(ex) => ex,
         None => {
-            let Some(request) =
-                ctx.client_request("subscriptions/listen", json!({"notifications": filter}))
-            else {
+            let Some(ex) = ctx.listen(&filter).await else {
                 return Ok(Vec::new());
             };
-            let ex = ctx
-                .call_with(
-                    request
-                        .wait(Wait::ResponseOrAcknowledgement)
-                        .timeout(ctx.listen_timeout()),
-                )
-                .await;
             let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
             if ctx.transport() == TransportKind::Stdio
                 && ex.response.is_none()
