@@ -4,9 +4,10 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use mcpseal::client::{Options, Target, parse_header};
+use mcpseal::surface::Form;
 use mcpseal::surface::lock::RuleOptions;
 
-use crate::args::{ColorChoice, ConnectArgs, TargetArgs};
+use crate::args::{ColorChoice, ConnectArgs, FormArg, TargetArgs};
 use crate::error::CliError;
 use crate::lock_args::RuleArgs;
 
@@ -113,6 +114,14 @@ pub fn options(args: &ConnectArgs) -> Result<Options, CliError> {
         options.env.push((k.to_owned(), v.to_owned()));
     }
     Ok(options)
+}
+
+/// The canonical form a `--form` names (`snapshot` and a new lock choose it the same way).
+pub fn form(arg: FormArg) -> Form {
+    match arg {
+        FormArg::McpSeal1 => Form::McpSeal1,
+        FormArg::McpSurface1 => Form::McpSurface1,
+    }
 }
 
 /// The lock rules' switches, as `lock` and `check` both judge by them: the two must agree on

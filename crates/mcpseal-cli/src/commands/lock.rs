@@ -3,11 +3,9 @@
 use std::fmt::Write as _;
 
 use mcpseal::lock::{LockOptions, LockOutcome, LockReport};
-use mcpseal::surface::Form;
 use mcpseal::surface::lock::{Pointer, RefusalReason, Relation};
 use serde_json::{Value, json};
 
-use crate::args::FormArg;
 use crate::commands::drift::{
     Rendered, changes_text, diff_json, need_phrase, render, version_request, workflow_error,
 };
@@ -31,10 +29,7 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
     let options = settings::options(&args.connect)?;
     let lock_options = LockOptions {
         path: args.lock.path.clone(),
-        form: args.form.map(|f| match f {
-            FormArg::McpSeal1 => Form::McpSeal1,
-            FormArg::McpSurface1 => Form::McpSurface1,
-        }),
+        form: args.form.map(settings::form),
         page_cap: args.report.page_cap.max(1),
         exclude: (!exclude.is_empty()).then_some(exclude),
         rules: settings::rule_options(&args.rules),

@@ -2,20 +2,16 @@
 
 use std::fmt::Write as _;
 
-use mcpseal::surface::Form;
 use mcpseal::{Snapshot, SnapshotOptions};
 
-use crate::args::{DocFormat, FormArg, SnapshotArgs};
+use crate::args::{DocFormat, SnapshotArgs};
 use crate::error::{CliError, Outcome};
 use crate::{output, settings};
 
 pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
     let target = settings::target(&args.target)?;
     let options = settings::options(&args.connect)?;
-    let form = match args.form {
-        FormArg::McpSeal1 => Form::McpSeal1,
-        FormArg::McpSurface1 => Form::McpSurface1,
-    };
+    let form = settings::form(args.form);
     let conn = mcpseal::open(&target, options).await?;
     let result = mcpseal::snapshot(
         &conn,
