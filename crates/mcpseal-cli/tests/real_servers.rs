@@ -3,10 +3,13 @@
 //! fingerprint, agreeing with the independent Python implementation. (The whole cohort, with
 //! probe expectations, is `tests/peers.rs`.)
 
-use std::path::{Path, PathBuf};
+mod python_support;
+
+use std::path::PathBuf;
 use std::time::Duration;
 
 use assert_cmd::Command;
+use python_support::python_fingerprint;
 use serde_json::Value;
 
 fn peers_dir() -> PathBuf {
@@ -84,21 +87,6 @@ fn a_2026_request_to_a_2025_server_is_answered_with_an_error() {
         doc["exchange"]["response"]["error"]["code"].is_i64(),
         "{doc}"
     );
-}
-
-fn python_fingerprint(capture: &Path, form: &str) -> String {
-    let out = std::process::Command::new("python3")
-        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tools/fingerprint.py"))
-        .args(["--form", form])
-        .arg(capture)
-        .output()
-        .expect("python3 must be installed: the second implementation is part of the tests");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 /// Snapshots `argv` twice in `form`; asserts the fingerprints agree with each other and with

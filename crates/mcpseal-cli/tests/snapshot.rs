@@ -1,11 +1,13 @@
 //! `mcpseal snapshot` end to end: fixtures in every era over stdio and HTTP, every fail-closed
 //! case in both directions, and agreement with the independent Python implementation.
 
-use std::path::Path;
+mod python_support;
+
 use std::time::Duration;
 
 use assert_cmd::Command;
 use mcpseal_fixtures::{HttpFixture, stdio_argv};
+use python_support::python_fingerprint;
 use serde_json::Value;
 
 fn mcpseal() -> Command {
@@ -187,22 +189,6 @@ fn unserved_lists_are_null_and_shown_as_such() {
         .expect("runs");
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("not served"), "{text}");
-}
-
-fn python_fingerprint(capture: &Path, form: &str) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/fingerprint.py");
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .args(["--form", form])
-        .arg(capture)
-        .output()
-        .expect("python3 must be installed: the second implementation is part of the tests");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 #[test]
