@@ -126,6 +126,23 @@ pub struct Exchange {
 }
 
 impl Exchange {
+    /// `request` as just sent on `transport`, with nothing back yet: no headers, no response,
+    /// no notifications, no error. The transport (or a caller that could not send it) fills in
+    /// what happened, keeping the invariant above.
+    pub fn sent(transport: TransportKind, request: Value) -> Exchange {
+        Exchange {
+            transport,
+            request,
+            request_headers: Vec::new(),
+            response: None,
+            response_headers: Vec::new(),
+            http_status: None,
+            notifications: Vec::new(),
+            duration_ms: 0,
+            transport_error: None,
+        }
+    }
+
     /// The method of the request.
     pub fn method(&self) -> &str {
         self.request

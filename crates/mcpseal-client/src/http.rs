@@ -188,23 +188,14 @@ impl HttpTransport {
         let message = request.to_message(&id);
         let headers = self.request_headers(request, dress);
         let started = Instant::now();
-        let mut exchange = Exchange {
-            transport: TransportKind::Http,
-            request: message.clone(),
-            request_headers: headers
-                .iter()
-                .map(|(n, v)| Header {
-                    name: n.clone(),
-                    value: v.clone(),
-                })
-                .collect(),
-            response: None,
-            response_headers: Vec::new(),
-            http_status: None,
-            notifications: Vec::new(),
-            duration_ms: 0,
-            transport_error: None,
-        };
+        let mut exchange = Exchange::sent(TransportKind::Http, message.clone());
+        exchange.request_headers = headers
+            .iter()
+            .map(|(n, v)| Header {
+                name: n.clone(),
+                value: v.clone(),
+            })
+            .collect();
         let timeout = request.timeout.unwrap_or(self.options.timeout);
         let outcome = tokio::time::timeout(
             timeout,

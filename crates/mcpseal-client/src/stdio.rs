@@ -119,17 +119,7 @@ impl StdioTransport {
     pub(crate) async fn send(&self, request: &Request, id: Value) -> Exchange {
         let message = request.to_message(&id);
         let started = Instant::now();
-        let mut exchange = Exchange {
-            transport: TransportKind::Stdio,
-            request: message.clone(),
-            request_headers: Vec::new(),
-            response: None,
-            response_headers: Vec::new(),
-            http_status: None,
-            notifications: Vec::new(),
-            duration_ms: 0,
-            transport_error: None,
-        };
+        let mut exchange = Exchange::sent(TransportKind::Stdio, message.clone());
         let key = id_key(&id);
         let rx = if request.notification {
             None

@@ -60,20 +60,17 @@ impl<'c> Recorder<'c> {
                 fresh.close().await;
                 ex
             }
-            Err(e) => Exchange {
-                transport: self.conn.transport(),
-                request: request.to_message(&self.conn.next_id()),
-                request_headers: Vec::new(),
-                response: None,
-                response_headers: Vec::new(),
-                http_status: None,
-                notifications: Vec::new(),
-                duration_ms: 0,
-                transport_error: Some(mcpseal_client::TransportError {
+            Err(e) => {
+                let mut ex = Exchange::sent(
+                    self.conn.transport(),
+                    request.to_message(&self.conn.next_id()),
+                );
+                ex.transport_error = Some(mcpseal_client::TransportError {
                     kind: mcpseal_client::TransportErrorKind::Spawn,
                     message: format!("could not start a second process for `{method}`: {e}"),
-                }),
-            },
+                });
+                ex
+            }
         };
         lock(&self.transcript).push(exchange.clone());
         exchange
