@@ -1,7 +1,7 @@
 //! The conformance probe for MCP revision 2026-07-28 (the stateless one).
 //!
 //! Point it at a live server (through an open [`mcpseal_client::Connection`]); it runs a fixed
-//! [prelude](prelude) once, then every applicable rule, and returns a
+//! [prelude] once, then every applicable rule, and returns a
 //! [`ProbeReport`](mcpseal_report::ProbeReport): findings with the exchanges that prove them,
 //! and a run state — *measured*, *unreachable* (nothing answered: zero findings, no rule run)
 //! or *incomplete* (some probes went unanswered, or a rule crashed: never ready).

@@ -1,7 +1,7 @@
 //! Locking a surface next to the server's version: the pure rules behind `mcpseal lock`,
 //! `check` and `verify`.
 //!
-//! * [`file`]: the lock file (`surface.lock.json`), its integrity check and its stable bytes;
+//! * [`file`](mod@file): the lock file (`surface.lock.json`), its integrity check and its stable bytes;
 //! * [`version`]: server versions (semver, a leading `v`, PEP 440 mapped to semver);
 //! * [`exclude`]: JSON Pointers naming volatile parts left out of the hash;
 //! * [`rules`]: which version a change needs, and what `lock` does about it.
