@@ -1,0 +1,149 @@
+//! Raw capture → [`Surface`] → canonical bytes and fingerprints.
+//!
+//! Invariants of a [`Surface`] (established by [`Surface::from_capture`], relied on by the lock
+//! and diff code):
+//! * every served list has items with unique, string identities (`name`, `uri`, `uriTemplate`,
+//!   `name`), sorted by UTF-16 code units;
+//! * every item is held as its own canonical (RFC 8785) bytes, so hashing never re-parses;
+//! * nothing volatile survives: list-result fields (`nextCursor`, `ttlMs`, `cacheScope`,
+//!   `resultType`, `_meta`), `serverInfo.version`, 2026 `protocolVersion`.
+//!
+//! Layout, one concept per file: [`error`] (why a capture is refused), [`list`] (the four lists
+//! and their states), [`pages`] (a list's pages → sorted items with unique identities),
+//! [`item`] (one item's canonical bytes and hashes), [`server`] (the server part of both
+//! forms), [`form`] (the two canonical forms), [`canonical`] (writing and hashing the bytes),
+//! [`fingerprint`] (the hash document), [`compat`] (what `mcp-surface/1` needs beyond the
+//! strict path). This file holds [`Surface`] itself: construction and read access.
+
+mod canonical;
+mod compat;
+mod error;
+mod fingerprint;
+mod form;
+mod item;
+mod list;
+mod pages;
+mod server;
+
+use crate::capture::{Era, RawCapture, validate_json};
+
+pub use compat::mcp_surface_1_bytes_unchecked;
+pub use error::SurfaceError;
+pub(crate) use error::is_surrogate_error;
+pub use fingerprint::{Fingerprint, Items};
+pub use form::{Form, UnknownForm};
+pub use item::{Item, ItemHash};
+pub use list::{ListKind, ListState, NotServed, NotServedKind};
+pub use server::SERVER_INFO_META_KEY;
+
+use error::json_error;
+use pages::build_list;
+use server::{ServerPart, server_part};
+
+/// A normalised MCP server surface (see the module docs for its invariants).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Surface {
+    era: Era,
+    server: ServerPart,
+    lists: [ListState; 4],
+}
+
+impl Surface {
+    /// Normalises a raw capture. Pure and deterministic.
+    ///
+    /// # Errors
+    /// Fails closed ([`SurfaceError`]) on a lone surrogate anywhere in the server result or in
+    /// any page (failed lists included), on unrepresentable JSON there (numbers beyond the
+    /// double range, nesting deeper than 127), on an item of a served list without a string
+    /// identity, and on duplicate identities within a served list.
+    pub fn from_capture(capture: &RawCapture) -> Result<Surface, SurfaceError> {
+        validate_raw(capture)?;
+        Self::build(capture, true)
+    }
+
+    /// Parses capture bytes and normalises them (the whole pipeline's first half).
+    ///
+    /// # Errors
+    /// As [`RawCapture::from_slice`] and [`Surface::from_capture`].
+    pub fn from_slice(bytes: &[u8]) -> Result<Surface, SurfaceError> {
+        // `RawCapture::from_slice` has validated every byte already.
+        Self::build(&RawCapture::from_slice(bytes)?, true)
+    }
+
+    fn build(capture: &RawCapture, strict: bool) -> Result<Surface, SurfaceError> {
+        let server = server_part(capture)?;
+        let l = &capture.lists;
+        Ok(Surface {
+            era: capture.era,
+            server,
+            lists: [
+                build_list(ListKind::Tools, l.tools.as_ref(), strict)?,
+                build_list(ListKind::Resources, l.resources.as_ref(), strict)?,
+                build_list(
+                    ListKind::ResourceTemplates,
+                    l.resource_templates.as_ref(),
+                    strict,
+                )?,
+                build_list(ListKind::Prompts, l.prompts.as_ref(), strict)?,
+            ],
+        })
+    }
+
+    /// The era the capture was made in.
+    pub fn era(&self) -> Era {
+        self.era
+    }
+
+    /// `serverInfo.name` when it is a string (for text output; not an identity guarantee).
+    pub fn server_name(&self) -> Option<&str> {
+        self.server.seal.get("serverInfo")?.get("name")?.as_str()
+    }
+
+    /// One list's state.
+    pub fn list(&self, kind: ListKind) -> &ListState {
+        &self.lists[kind.index()]
+    }
+
+    /// Number of items in a list; `None` when not served.
+    pub fn count(&self, kind: ListKind) -> Option<usize> {
+        self.list(kind).items().map(<[Item]>::len)
+    }
+
+    /// The lists that are not served, with their reasons, in [`ListKind::ALL`] order.
+    pub fn not_served(&self) -> Vec<(ListKind, &NotServed)> {
+        ListKind::ALL
+            .iter()
+            .filter_map(|&k| match self.list(k) {
+                ListState::NotServed(r) => Some((k, r)),
+                ListState::Served(_) => None,
+            })
+            .collect()
+    }
+
+    /// True when some list is not served for an untrustworthy reason (`pageCap`,
+    /// `cursorLoop`): the snapshot command refuses such a surface (exit 2).
+    pub fn has_untrustworthy_gap(&self) -> bool {
+        self.not_served().iter().any(|(_, r)| r.is_untrustworthy())
+    }
+}
+
+/// Validates the raw JSON a capture holds (server, every page of every list, failed or not),
+/// for captures built in memory rather than parsed with [`RawCapture::from_slice`].
+fn validate_raw(capture: &RawCapture) -> Result<(), SurfaceError> {
+    if let Some(server) = &capture.server {
+        validate_json(server.get()).map_err(|e| json_error("server".into(), e))?;
+    }
+    let l = &capture.lists;
+    for (kind, list) in [
+        (ListKind::Tools, &l.tools),
+        (ListKind::Resources, &l.resources),
+        (ListKind::ResourceTemplates, &l.resource_templates),
+        (ListKind::Prompts, &l.prompts),
+    ] {
+        for (p, page) in list.iter().flat_map(|c| c.pages.iter()).enumerate() {
+            validate_json(page.get())
+                .map_err(|e| json_error(format!("{kind} page {}", p + 1), e))?;
+        }
+    }
+    Ok(())
+}

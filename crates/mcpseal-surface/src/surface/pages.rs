@@ -1,0 +1,175 @@
+//! List normalisation: the pages of one list → its items, each canonicalised and hashed, sorted
+//! by identity (UTF-16 code units), with missing and duplicate identities refused when strict.
+//! A malformed page makes the list `null` (explained), never a guess at what it held.
+
+use std::cmp::Ordering;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+
+use super::compat::js_string;
+use super::error::json_error;
+use super::{Item, ListKind, ListState, NotServed, NotServedKind, SurfaceError};
+use crate::capture::{FailureKind, ListCapture};
+use crate::jcs::{utf16_cmp, write_jcs};
+
+fn not_served(kind: NotServedKind, message: impl Into<String>) -> ListState {
+    ListState::NotServed(NotServed {
+        kind,
+        message: message.into(),
+    })
+}
+
+/// One list's state from its capture; `strict` refuses missing and duplicate identities
+/// (mcpseal/1), otherwise they sort as mcp-surface does ([`js_string`], ties in capture order).
+pub(super) fn build_list(
+    kind: ListKind,
+    capture: Option<&ListCapture>,
+    strict: bool,
+) -> Result<ListState, SurfaceError> {
+    let Some(capture) = capture else {
+        return Ok(not_served(NotServedKind::NotCaptured, "not captured"));
+    };
+    if let Some(f) = &capture.failure {
+        let k = match f.kind {
+            FailureKind::Error => NotServedKind::Error,
+            FailureKind::Transport => NotServedKind::Transport,
+            FailureKind::PageCap => NotServedKind::PageCap,
+            FailureKind::CursorLoop => NotServedKind::CursorLoop,
+        };
+        return Ok(not_served(k, f.message.clone()));
+    }
+    if capture.pages.is_empty() {
+        return Ok(not_served(NotServedKind::Malformed, "no page captured"));
+    }
+    let key = kind.key();
+    let where_ = |page: usize| format!("{kind} page {}", page + 1);
+
+    // Pass 1: structure. Every page must be an object with an array under the list key.
+    let mut pages: Vec<Entries<'_>> = Vec::with_capacity(capture.pages.len());
+    for (p, raw) in capture.pages.iter().enumerate() {
+        let text = raw.get();
+        if !text.trim_start().starts_with('{') {
+            return Ok(not_served(
+                NotServedKind::Malformed,
+                format!("page {}: result is not an object", p + 1),
+            ));
+        }
+        let map: Entries<'_> = serde_json::from_str(text).map_err(|e| json_error(where_(p), e))?;
+        let is_array = map
+            .last(key)
+            .is_some_and(|v| v.get().trim_start().starts_with('['));
+        if !is_array {
+            return Ok(not_served(
+                NotServedKind::Malformed,
+                format!("page {}: no array under `{key}`", p + 1),
+            ));
+        }
+        pages.push(map);
+    }
+
+    // Pass 2: content (already validated: no lone surrogate, no out-of-range number). Items
+    // are canonicalised one at a time and their trees dropped at once.
+    let id_key = kind.identity_key();
+    let mut items: Vec<Item> = Vec::new();
+    for (p, map) in pages.iter().enumerate() {
+        let Some(array) = map.last(key) else { continue };
+        let raw_items: Vec<&RawValue> =
+            serde_json::from_str(array.get()).map_err(|e| json_error(where_(p), e))?;
+        for raw_item in raw_items {
+            let value: Value =
+                serde_json::from_str(raw_item.get()).map_err(|e| json_error(where_(p), e))?;
+            let identity = match (value.as_object(), value.get(id_key)) {
+                (_, Some(Value::String(s))) => s.clone(),
+                _ if !strict => js_string(value.as_object().and_then(|o| o.get(id_key))),
+                (None, _) => {
+                    return Err(missing(kind, items.len(), "an item that is not an object"));
+                }
+                (Some(_), None) => return Err(missing(kind, items.len(), "nothing")),
+                (Some(_), Some(v)) => return Err(missing(kind, items.len(), type_name(v))),
+            };
+            let mut canonical = Vec::with_capacity(raw_item.get().len());
+            write_jcs(&value, &mut canonical);
+            let sha256 = Sha256::digest(&canonical).into();
+            let description_sha256 = value
+                .get("description")
+                .and_then(Value::as_str)
+                .map(|d| Sha256::digest(d.as_bytes()).into());
+            items.push(Item {
+                identity,
+                canonical,
+                sha256,
+                description_sha256,
+            });
+        }
+    }
+    // Stable: ties keep capture order (only possible when not strict).
+    items.sort_by(|a, b| utf16_cmp(&a.identity, &b.identity));
+    if strict
+        && let Some(w) = items
+            .windows(2)
+            .find(|w| utf16_cmp(&w[0].identity, &w[1].identity) == Ordering::Equal)
+    {
+        return Err(SurfaceError::DuplicateIdentity {
+            list: kind,
+            key: id_key,
+            identity: w[0].identity.clone(),
+        });
+    }
+    Ok(ListState::Served(items))
+}
+
+/// The members of a page object in document order, duplicates included: the last
+/// occurrence of a key wins (as in JavaScript), but every value is still validated.
+struct Entries<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'a> Entries<'a> {
+    fn last(&self, key: &str) -> Option<&'a RawValue> {
+        self.0.iter().rev().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Entries<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Entries<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, &'de RawValue>()? {
+                    out.push((k, v));
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+fn missing(list: ListKind, index: usize, found: &'static str) -> SurfaceError {
+    SurfaceError::MissingIdentity {
+        list,
+        key: list.identity_key(),
+        index,
+        found,
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
