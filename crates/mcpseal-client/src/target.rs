@@ -48,15 +48,16 @@ impl Target {
     }
 
     /// How the target is shown in reports: the URL (credentials in its user-info or in
-    /// query parameters named like secrets redacted), or the command line with arguments that
-    /// contain spaces quoted.
+    /// query parameters named like secrets redacted), or the command line with the arguments
+    /// that [`tokenize`] would otherwise read differently (spaces, quotes, escaping backslashes)
+    /// quoted, so that tokenizing the display gives the argv back.
     pub fn display(&self) -> String {
         match self {
             Target::Http { url } => redact_url(url),
             Target::Stdio { program, args } => std::iter::once(program)
                 .chain(args)
                 .map(|a| {
-                    if a.is_empty() || a.contains(char::is_whitespace) || a.contains('"') {
+                    if needs_quotes(a) {
                         format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\""))
                     } else {
                         a.clone()
@@ -66,6 +67,16 @@ impl Target {
                 .join(" "),
         }
     }
+}
+
+/// Whether [`tokenize`] would read `word`, written bare, as something else: empty, whitespace
+/// or a quote anywhere, or a backslash that escapes (`\\\\`, or a trailing one, which would
+/// escape the space that joins it to the next word).
+fn needs_quotes(word: &str) -> bool {
+    word.is_empty()
+        || word.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+        || word.contains("\\\\")
+        || word.ends_with('\\')
 }
 
 /// `url` with its user-info and the values of query parameters whose names contain `key`,
@@ -220,6 +231,18 @@ mod tests {
             Target::http("http://h/mcp?token=t").display(),
             "http://h/mcp?token=[redacted]"
         );
+    }
+
+    #[test]
+    fn display_quotes_words_tokenize_would_change() {
+        // Found by the `tokenize` fuzz target: a bare `'` opened a quote when read back.
+        let words = ["'jss\\x.ee", "xa b", r"a\\b", r"C:\dir\", r"C:\tools\s.exe"];
+        let shown = Target::stdio(words).display();
+        assert_eq!(
+            shown,
+            r#""'jss\\x.ee" "xa b" "a\\\\b" "C:\\dir\\" C:\tools\s.exe"#
+        );
+        assert_eq!(crate::tokenize(&shown).expect("ok"), words);
     }
 
     #[test]
