@@ -17,10 +17,18 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(fp.sha256.len(), 64);
         let reparsed: Value =
             serde_json::from_slice(&bytes).expect("canonical bytes are valid JSON");
-        assert_eq!(jcs(&reparsed), bytes, "canonical bytes are not a JCS fixed point");
+        assert_eq!(
+            jcs(&reparsed),
+            bytes,
+            "canonical bytes are not a JCS fixed point"
+        );
         // The documented link between the two views (not `Value` equality: the value keeps
         // `0.0` where the bytes say `0`, which reads back as an integer).
         assert_eq!(jcs(&surface.canonical_value(form)), bytes);
-        assert_eq!(surface.fingerprint(form), fp, "fingerprint is not deterministic");
+        assert_eq!(
+            surface.fingerprint(form),
+            fp,
+            "fingerprint is not deterministic"
+        );
     }
 });

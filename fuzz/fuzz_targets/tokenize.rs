@@ -14,5 +14,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let shown = Target::stdio(words.clone()).display();
     let again = tokenize(&shown).expect("a displayed command tokenizes");
-    assert_eq!(again, words, "display then tokenize changed the words: {shown:?}");
+    assert_eq!(
+        again, words,
+        "display then tokenize changed the words: {shown:?}"
+    );
 });
