@@ -64,10 +64,6 @@ pub enum Outcome {
     /// Exit 0.
     Ok,
     /// Exit 1: the check found something.
-    #[allow(
-        dead_code,
-        reason = "constructed by the checking commands (probe, check) as they land"
-    )]
     Found,
     /// Exit 2: no verdict (unreachable, incomplete, …) — the reason was already printed.
     NoVerdict,

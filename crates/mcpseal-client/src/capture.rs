@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::connection::Connection;
-use crate::era::{Era, META_CLIENT_CAPABILITIES, Request, client_info, is_modern_error_code};
+use crate::era::{Era, META_CLIENT_CAPABILITIES, Request, is_modern_error_code};
 use crate::exchange::Exchange;
 
 /// The four lists of a surface, with their JSON-RPC methods and result keys.
@@ -444,9 +444,4 @@ pub async fn sanity_check(conn: &Connection, era: Era) -> SanityCheck {
     SanityCheck {
         exchange: conn.send(request).await,
     }
-}
-
-/// `clientInfo` of mcpseal, re-exported for callers that build their own handshakes.
-pub fn mcpseal_client_info() -> Value {
-    client_info()
 }

@@ -38,7 +38,7 @@ mod tokenize;
 
 pub use capture::{
     Capture, CaptureOptions, CapturedList, CapturedLists, LISTS, ListFailure, ListFailureKind,
-    RawCapture, SanityCheck, capture_surface, mcpseal_client_info, sanity_check,
+    RawCapture, SanityCheck, capture_surface, sanity_check,
 };
 pub use connection::{ConnectError, Connection, Diagnostics, format_duration};
 pub use era::{

@@ -31,14 +31,6 @@ pub struct RpcOutcome {
     pub diagnostics: Vec<String>,
 }
 
-impl RpcOutcome {
-    /// True when an answer (result or JSON-RPC error) came back.
-    pub fn answered(&self) -> bool {
-        self.exchange.is_answered()
-            || self.exchange.request.get("id").is_none() && self.exchange.transport_error.is_none()
-    }
-}
-
 /// Sends one request (after the handshake, if asked) and returns every exchange.
 pub async fn rpc(conn: &Connection, call: RpcCall) -> RpcOutcome {
     let mut handshake = Vec::new();

@@ -157,14 +157,14 @@ pub async fn capture_trusted(
             mcp_surface_compat: false,
         },
     };
-    let Capture { raw, mut exchanges } = capture_surface(conn, &capture_options).await;
-    if !exchanges.iter().any(Exchange::is_answered) {
-        let reason = exchanges
-            .iter()
-            .find_map(|e| e.transport_error.as_ref().map(|t| t.message.clone()))
+    let capture = capture_surface(conn, &capture_options).await;
+    if capture.unreachable() {
+        let reason = capture
+            .first_transport_error()
             .unwrap_or_else(|| "no exchange was answered".to_owned());
         return Err(SnapshotError::Unreachable(reason));
     }
+    let Capture { raw, mut exchanges } = capture;
     let era = Era::from_revision(&raw.era).unwrap_or(Era::Legacy);
     let sanity = sanity_check(conn, era).await;
     let liar = sanity.is_liar();
