@@ -12,20 +12,16 @@
 
 use std::collections::HashSet;
 
-use serde::{Deserialize, Serialize};
+use mcpseal_protocol::keys::META_CLIENT_CAPABILITIES;
+use mcpseal_protocol::{
+    Era, FailureKind, ListCapture, ListFailure, ListKind, RawCapture, Request,
+    is_modern_error_code, method,
+};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::connection::Connection;
-use crate::era::{Era, META_CLIENT_CAPABILITIES, Request, is_modern_error_code};
 use crate::exchange::Exchange;
-
-/// The four lists of a surface, with their JSON-RPC methods and result keys.
-pub const LISTS: [(&str, &str); 4] = [
-    ("tools/list", "tools"),
-    ("resources/list", "resources"),
-    ("resources/templates/list", "resourceTemplates"),
-    ("prompts/list", "prompts"),
-];
 
 /// How to capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,78 +52,6 @@ impl CaptureOptions {
             mcp_surface_compat: true,
         }
     }
-}
-
-/// Why a list is not served.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum ListFailureKind {
-    /// A page was answered with a JSON-RPC error (or a malformed result).
-    Error,
-    /// A page got no answer.
-    Transport,
-    /// The page cap was reached.
-    PageCap,
-    /// A cursor came back twice.
-    CursorLoop,
-}
-
-/// A list that could not be read whole.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ListFailure {
-    /// What went wrong.
-    pub kind: ListFailureKind,
-    /// For people.
-    pub message: String,
-}
-
-/// One list as captured: every page's result, and the failure that stopped it, if any.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct CapturedList {
-    /// The `result` object of each page, in order.
-    pub pages: Vec<Value>,
-    /// Set when the list could not be read whole.
-    pub failure: Option<ListFailure>,
-}
-
-/// The four lists.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CapturedLists {
-    /// `tools/list`.
-    pub tools: CapturedList,
-    /// `resources/list`.
-    pub resources: CapturedList,
-    /// `resources/templates/list`.
-    pub resource_templates: CapturedList,
-    /// `prompts/list`.
-    pub prompts: CapturedList,
-}
-
-impl CapturedLists {
-    fn slot(&mut self, key: &str) -> &mut CapturedList {
-        match key {
-            "tools" => &mut self.tools,
-            "resources" => &mut self.resources,
-            "resourceTemplates" => &mut self.resource_templates,
-            _ => &mut self.prompts,
-        }
-    }
-}
-
-/// The raw capture document (documented in SPEC.md; `tools/fingerprint.py` reads it too).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RawCapture {
-    /// The revision the capture was made in (`2026-07-28` or `2025-11-25`).
-    pub era: String,
-    /// The `server/discover` or `initialize` result, verbatim; `None` when it failed.
-    pub server: Option<Value>,
-    /// Why `server` is `None`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server_failure: Option<String>,
-    /// The four lists.
-    pub lists: CapturedLists,
 }
 
 /// A capture and the exchanges behind it.
@@ -168,19 +92,14 @@ pub async fn capture_surface(conn: &Connection, options: &CaptureOptions) -> Cap
         return capture_compat(conn, options, exchanges).await;
     }
     let (era, server, server_failure) = discover_era(conn, &mut exchanges).await;
-    let mut lists = CapturedLists::default();
-    for (method, key) in LISTS {
-        *lists.slot(key) = read_list(conn, era, method, options, false, &mut exchanges).await;
+    let mut raw = RawCapture::new(era);
+    raw.server = server.as_ref().and_then(raw_value);
+    raw.server_failure = server_failure;
+    for kind in ListKind::ALL {
+        *raw.lists.slot(kind) =
+            Some(read_list(conn, era, kind, options, false, &mut exchanges).await);
     }
-    Capture {
-        raw: RawCapture {
-            era: era.revision().to_owned(),
-            server,
-            server_failure,
-            lists,
-        },
-        exchanges,
-    }
+    Capture { raw, exchanges }
 }
 
 /// Finds the era: returns it, the discover/initialize result, and why it is missing.
@@ -188,7 +107,7 @@ async fn discover_era(
     conn: &Connection,
     exchanges: &mut Vec<Exchange>,
 ) -> (Era, Option<Value>, Option<String>) {
-    let mut request = Request::modern("server/discover", None);
+    let mut request = Request::modern(method::SERVER_DISCOVER, None);
     // At most one fix per modern error kind, so a confused server cannot keep us looping.
     for _ in 0..3 {
         let ex = conn.send(request.clone()).await;
@@ -269,12 +188,13 @@ fn modern_failure(why: &str) -> (Era, Option<Value>, Option<String>) {
 async fn read_list(
     conn: &Connection,
     era: Era,
-    method: &str,
+    kind: ListKind,
     options: &CaptureOptions,
     compat: bool,
     exchanges: &mut Vec<Exchange>,
-) -> CapturedList {
-    let mut out = CapturedList::default();
+) -> ListCapture {
+    let method = kind.method();
+    let mut out = ListCapture::default();
     let mut cursor: Option<String> = None;
     let mut seen: HashSet<String> = HashSet::new();
     loop {
@@ -296,17 +216,17 @@ async fn read_list(
         let ex = conn.send(request).await;
         let failure = if let Some(err) = &ex.transport_error {
             Some((
-                ListFailureKind::Transport,
+                FailureKind::Transport,
                 format!("page {}: {}", out.pages.len() + 1, err),
             ))
         } else if ex.error().is_some() {
             Some((
-                ListFailureKind::Error,
+                FailureKind::Error,
                 format!("page {}: {}", out.pages.len() + 1, describe_error(&ex)),
             ))
         } else if !ex.result().is_some_and(Value::is_object) {
             Some((
-                ListFailureKind::Error,
+                FailureKind::Error,
                 format!("page {}: the result is not an object", out.pages.len() + 1),
             ))
         } else {
@@ -322,7 +242,14 @@ async fn read_list(
             return out;
         };
         let next = result.get("nextCursor").cloned();
-        out.pages.push(result);
+        let Some(page) = raw_value(&result) else {
+            out.failure = Some(ListFailure {
+                kind: FailureKind::Error,
+                message: format!("page {}: the result could not be kept", out.pages.len() + 1),
+            });
+            return out;
+        };
+        out.pages.push(page);
         let next = match next {
             None | Some(Value::Null) => return out,
             Some(Value::String(s)) => s,
@@ -331,7 +258,7 @@ async fn read_list(
                     return out;
                 }
                 out.failure = Some(ListFailure {
-                    kind: ListFailureKind::Error,
+                    kind: FailureKind::Error,
                     message: format!("`nextCursor` is not a string: {other}"),
                 });
                 return out;
@@ -343,7 +270,7 @@ async fn read_list(
         }
         if !seen.insert(next.clone()) {
             out.failure = Some(ListFailure {
-                kind: ListFailureKind::CursorLoop,
+                kind: FailureKind::CursorLoop,
                 message: format!(
                     "the cursor {:?} came back twice after {} pages",
                     crate::connection::Diagnostics::cut(&next),
@@ -354,7 +281,7 @@ async fn read_list(
         }
         if out.pages.len() >= options.page_cap {
             out.failure = Some(ListFailure {
-                kind: ListFailureKind::PageCap,
+                kind: FailureKind::PageCap,
                 message: format!("more than {} pages", options.page_cap),
             });
             return out;
@@ -372,7 +299,7 @@ async fn capture_compat(
     let init = conn
         .send(
             Request::legacy(
-                "initialize",
+                method::INITIALIZE,
                 Some(json!({"protocolVersion": "2025-06-18", "capabilities": {},
                     "clientInfo": client})),
             )
@@ -388,28 +315,22 @@ async fn capture_compat(
     if server.is_some() && stateful {
         let n = conn
             .send(
-                Request::legacy("notifications/initialized", None)
+                Request::legacy(method::NOTIFICATION_INITIALIZED, None)
                     .notification()
                     .without_standard_headers(),
             )
             .await;
         exchanges.push(n);
     }
-    let mut lists = CapturedLists::default();
-    for (method, key) in LISTS {
-        *lists.slot(key) =
-            read_list(conn, Era::Legacy, method, options, true, &mut exchanges).await;
+    // mcp-surface speaks 2025-06-18, a legacy-era revision; the form does not hash the era.
+    let mut raw = RawCapture::new(Era::Legacy);
+    raw.server = server.as_ref().and_then(raw_value);
+    raw.server_failure = server_failure;
+    for kind in ListKind::ALL {
+        *raw.lists.slot(kind) =
+            Some(read_list(conn, Era::Legacy, kind, options, true, &mut exchanges).await);
     }
-    Capture {
-        raw: RawCapture {
-            // mcp-surface speaks 2025-06-18, a legacy-era revision; the form does not hash the era.
-            era: Era::Legacy.revision().to_owned(),
-            server,
-            server_failure,
-            lists,
-        },
-        exchanges,
-    }
+    Capture { raw, exchanges }
 }
 
 /// The result of asking for a method that cannot exist.
@@ -433,6 +354,11 @@ impl SanityCheck {
     pub fn says_no(&self) -> bool {
         self.exchange.error().is_some()
     }
+}
+
+/// The verbatim JSON of a value, as the capture document keeps it.
+fn raw_value(value: &Value) -> Option<Box<RawValue>> {
+    serde_json::value::to_raw_value(value).ok()
 }
 
 /// Asks for a method that cannot exist, dressed for `era`.

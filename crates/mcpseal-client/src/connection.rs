@@ -13,12 +13,13 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use thiserror::Error;
 
-use crate::era::{Era, HEADER_SESSION_ID, Request, client_info};
 use crate::exchange::{Exchange, TransportKind};
 use crate::http::{HttpTransport, LegacyDress, MetadataResponse, RawResponse};
 use crate::redact::Redactor;
 use crate::stdio::StdioTransport;
 use crate::target::{Options, Target};
+use mcpseal_protocol::keys::HEADER_SESSION_ID;
+use mcpseal_protocol::{Era, Request, client_info};
 
 /// Why a connection could not be opened at all.
 #[derive(Debug, Error)]

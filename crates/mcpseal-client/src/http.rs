@@ -11,14 +11,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::connection::{ConnectError, Diagnostics};
-use crate::era::{
-    HEADER_PROTOCOL_VERSION, HEADER_SESSION_ID, HeaderEdit, META_SUBSCRIPTION_ID, Request, Wait,
-};
 use crate::exchange::{
     Exchange, Header, TransportError, TransportErrorKind as Kind, TransportKind,
 };
-use crate::sse::{SseItem, SseParser};
 use crate::target::Options;
+use mcpseal_protocol::keys::{HEADER_PROTOCOL_VERSION, HEADER_SESSION_ID, META_SUBSCRIPTION_ID};
+use mcpseal_protocol::sse::{SseItem, SseParser};
+use mcpseal_protocol::{HeaderEdit, Request, Wait};
 
 /// What a legacy request carries once a 2025 handshake happened.
 #[derive(Debug, Default, Clone)]

@@ -27,28 +27,28 @@
 
 mod capture;
 mod connection;
-mod era;
 mod exchange;
 mod http;
 mod redact;
-mod sse;
 mod stdio;
 mod target;
 mod tokenize;
 
-pub use capture::{
-    Capture, CaptureOptions, CapturedList, CapturedLists, LISTS, ListFailure, ListFailureKind,
-    RawCapture, SanityCheck, capture_surface, sanity_check,
-};
+pub use capture::{Capture, CaptureOptions, SanityCheck, capture_surface, sanity_check};
 pub use connection::{ConnectError, Connection, Diagnostics, format_duration};
-pub use era::{
-    CLIENT_NAME, Envelope, Era, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_PROTOCOL_VERSION,
-    HEADER_SESSION_ID, HeaderEdit, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
-    META_PROTOCOL_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID, Request, Wait, client_info,
-    encode_header_value, is_modern_error_code,
-};
+// The wire vocabulary lives in `mcpseal-protocol`; re-exported so that a client user needs one
+// import path for a request and its dress.
 pub use exchange::{Exchange, Header, TransportError, TransportErrorKind, TransportKind};
 pub use http::{MetadataResponse, RawResponse};
+pub use mcpseal_protocol::keys::{
+    CLIENT_NAME, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_PROTOCOL_VERSION, HEADER_SESSION_ID,
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO,
+    META_SUBSCRIPTION_ID,
+};
+pub use mcpseal_protocol::{
+    Envelope, Era, HeaderEdit, Request, Wait, client_info, encode_header_value,
+    is_modern_error_code,
+};
 pub use redact::Redactor;
 pub use target::{Limits, Options, Target, parse_header, redact_url};
 pub use tokenize::{TokenizeError, tokenize};

@@ -19,9 +19,10 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::connection::{Diagnostics, SharedDiagnostics};
-use crate::era::{META_SUBSCRIPTION_ID, Request, Wait};
 use crate::exchange::{Exchange, TransportError, TransportErrorKind as Kind, TransportKind};
 use crate::target::Options;
+use mcpseal_protocol::keys::META_SUBSCRIPTION_ID;
+use mcpseal_protocol::{Request, Wait};
 
 enum Outcome {
     Message(Value),

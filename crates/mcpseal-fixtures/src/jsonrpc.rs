@@ -5,39 +5,26 @@
 
 use serde_json::{Value, json};
 
-/// -32700 Parse error.
-pub const PARSE_ERROR: i64 = -32700;
-/// -32600 Invalid Request (also the fixture's "not initialized" in legacy mode).
-pub const INVALID_REQUEST: i64 = -32600;
-/// -32601 Method not found.
-pub const METHOD_NOT_FOUND: i64 = -32601;
-/// -32602 Invalid params (unknown tool/prompt/resource, bad cursor, missing `_meta`).
-pub const INVALID_PARAMS: i64 = -32602;
-/// -32020 HeaderMismatch (2026-07-28).
-pub const HEADER_MISMATCH: i64 = -32020;
-/// -32022 UnsupportedProtocolVersion (2026-07-28).
-pub const UNSUPPORTED_VERSION: i64 = -32022;
+// The wire vocabulary comes from `mcpseal-protocol`, under the names the fixture code uses; only
+// the codes no revision defines (the release-candidate numbers the fixture can be told to send)
+// are the fixture's own.
+pub use mcpseal_protocol::keys::{
+    META_CLIENT_CAPABILITIES as META_CLIENT_CAPS, META_CLIENT_INFO,
+    META_PROTOCOL_VERSION as META_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID,
+};
+pub use mcpseal_protocol::method::code::{
+    HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+    RESOURCE_NOT_FOUND as RESOURCE_NOT_FOUND_2025,
+    UNSUPPORTED_PROTOCOL_VERSION as UNSUPPORTED_VERSION,
+};
+pub use mcpseal_protocol::{
+    LATEST_LEGACY_REVISION as LEGACY_VERSION, MODERN_REVISION as MODERN_VERSION,
+};
+
 /// -32001 RC-era HeaderMismatch (pre `f505a6c7`).
 pub const RC_HEADER_MISMATCH: i64 = -32001;
 /// -32004 RC-era UnsupportedProtocolVersion.
 pub const RC_UNSUPPORTED_VERSION: i64 = -32004;
-/// -32002 2025-era resource not found (retired in 2026).
-pub const RESOURCE_NOT_FOUND_2025: i64 = -32002;
-
-/// The protocol revision modern modes speak.
-pub const MODERN_VERSION: &str = "2026-07-28";
-/// The protocol revision legacy mode speaks.
-pub const LEGACY_VERSION: &str = "2025-11-25";
-/// `_meta` key of the per-request protocol version.
-pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// `_meta` key of the per-request client capabilities.
-pub const META_CLIENT_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
-/// `_meta` key of the client identity (SHOULD, never required).
-pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-/// `_meta` key of the server identity on results.
-pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-/// `_meta` key tagging listen-stream notifications.
-pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// A JSON-RPC error plus the HTTP status the fixture pairs it with.
 #[derive(Debug, Clone)]

@@ -25,18 +25,16 @@ pub enum Mode {
     StrictHeaders,
 }
 
-/// A list method, for the knobs that break one list at a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ListKind {
-    /// `tools/list`
-    Tools,
-    /// `resources/list`
-    Resources,
-    /// `resources/templates/list`
-    #[value(name = "resourceTemplates")]
-    ResourceTemplates,
-    /// `prompts/list`
-    Prompts,
+/// A list, for the knobs that break one list at a time (named by its key: `tools`,
+/// `resources`, `resourceTemplates`, `prompts`).
+pub use mcpseal_protocol::ListKind;
+
+/// Parses a list knob value by the list's key.
+fn list_kind(s: &str) -> Result<ListKind, String> {
+    ListKind::from_key(s).ok_or_else(|| {
+        let keys: Vec<&str> = ListKind::ALL.iter().map(|k| k.key()).collect();
+        format!("`{s}` is not a list; expected one of {}", keys.join(", "))
+    })
 }
 
 /// How (or whether) the fixture serves tasks, for the tasks-migration rule.
@@ -117,7 +115,7 @@ pub struct Knobs {
     pub delay: u64,
 
     /// Put one identity twice in that list (duplicate-identity check of the surface capture)
-    #[arg(long, value_enum, value_name = "LIST")]
+    #[arg(long, value_parser = list_kind, value_name = "LIST")]
     pub duplicate: Option<ListKind>,
 
     /// Load the served surface from a JSON file (`null` list = method not served: -32601)
@@ -151,15 +149,15 @@ pub struct Knobs {
     pub exit_after_discover: bool,
 
     /// That list's `nextCursor` repeats forever (client cursor-loop detection)
-    #[arg(long, value_enum, value_name = "LIST")]
+    #[arg(long, value_parser = list_kind, value_name = "LIST")]
     pub cursor_loop: Option<ListKind>,
 
     /// That list always returns a fresh `nextCursor` (client page cap)
-    #[arg(long, value_enum, value_name = "LIST")]
+    #[arg(long, value_parser = list_kind, value_name = "LIST")]
     pub endless_pages: Option<ListKind>,
 
     /// That list's page 1 returns `nextCursor: ""` (valid in 2026), page 2 ends it
-    #[arg(long, value_enum, value_name = "LIST")]
+    #[arg(long, value_parser = list_kind, value_name = "LIST")]
     pub empty_cursor: Option<ListKind>,
 
     /// Advertise listChanged on tools/prompts/resources and honour `subscriptions/listen`

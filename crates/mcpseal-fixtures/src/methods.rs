@@ -17,13 +17,7 @@ use crate::modes::{Answer, method_not_found};
 use crate::paging;
 
 /// Which era's result shapes to produce.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Era {
-    /// 2026-07-28 shapes.
-    Modern,
-    /// 2025-11-25 shapes.
-    Legacy,
-}
+pub use mcpseal_protocol::Era;
 
 /// An application-level error (HTTP 200).
 fn app_err(code: i64, message: impl Into<String>, data: Value) -> RpcError {
@@ -43,13 +37,13 @@ impl Handler {
         params: &Value,
         id: &Value,
     ) -> Result<Answer, RpcError> {
+        if let Some(kind) = ListKind::from_method(method) {
+            let body = self.list(kind, params)?;
+            return Ok(Answer::Result(self.finish(era, method, body, true), None));
+        }
         let (body, cacheable) = match method {
             "server/discover" => (self.discover(), true),
             "initialize" => return Ok(Answer::Result(self.initialize(), None)),
-            "tools/list" => (self.list(ListKind::Tools, params)?, true),
-            "resources/list" => (self.list(ListKind::Resources, params)?, true),
-            "resources/templates/list" => (self.list(ListKind::ResourceTemplates, params)?, true),
-            "prompts/list" => (self.list(ListKind::Prompts, params)?, true),
             "resources/read" => (self.read(era, params)?, true),
             "tools/call" => (self.call_tool(params)?, false),
             "prompts/get" => (self.get_prompt(params)?, false),
@@ -184,11 +178,12 @@ impl Handler {
 
     fn list(&self, kind: ListKind, params: &Value) -> Result<Value, RpcError> {
         let s = &self.surface;
-        let (items, key) = match kind {
-            ListKind::Tools => (&s.tools, "tools"),
-            ListKind::Resources => (&s.resources, "resources"),
-            ListKind::ResourceTemplates => (&s.templates, "resourceTemplates"),
-            ListKind::Prompts => (&s.prompts, "prompts"),
+        let key = kind.key();
+        let items = match kind {
+            ListKind::Tools => &s.tools,
+            ListKind::Resources => &s.resources,
+            ListKind::ResourceTemplates => &s.templates,
+            ListKind::Prompts => &s.prompts,
         };
         let mut items = items.clone().unwrap_or_default();
         if self.knobs.duplicate == Some(kind) && !items.is_empty() {
@@ -196,7 +191,7 @@ impl Handler {
         }
         {
             let mut st = self.state();
-            let calls = &mut st.list_calls[kind as usize];
+            let calls = &mut st.list_calls[kind.index()];
             *calls += 1;
             let flip = self.knobs.mode == Mode::Legacy
                 && kind == ListKind::Tools

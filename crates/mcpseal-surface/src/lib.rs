@@ -27,16 +27,19 @@
 //! ```
 #![deny(missing_docs)]
 
-mod capture;
 pub mod diff;
 mod jcs;
 pub mod lock;
 mod surface;
 
-pub use capture::{Era, FailureKind, ListCapture, ListFailure, RawCapture, RawLists};
 pub use diff::{Bump, Change, ChangeClass, Summary, SurfaceDiff, diff};
 pub use jcs::{jcs, sha256_hex, utf16_cmp, write_jcs};
+pub use mcpseal_protocol::{
+    CaptureError, Era, FailureKind, ListCapture, ListFailure, ListKind, RawCapture, RawLists,
+    server_info, server_name, server_version,
+};
 pub use surface::{
-    Fingerprint, Form, Item, ItemHash, Items, ListKind, ListState, NotServed, NotServedKind,
+    Fingerprint, Form, Item, ItemHash, Items, ListState, NotServed, NotServedKind,
     SERVER_INFO_META_KEY, Surface, SurfaceError, UnknownForm, mcp_surface_1_bytes_unchecked,
+    parse_capture,
 };

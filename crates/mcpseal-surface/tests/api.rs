@@ -18,7 +18,7 @@ fn form_names() {
         err.to_string(),
         "unknown form `mcpseal/2`: expected `mcpseal/1` or `mcp-surface/1`"
     );
-    assert_eq!(Era::V2026_07_28.as_str(), "2026-07-28");
+    assert_eq!(Era::Modern.as_str(), "2026-07-28");
     assert_eq!(FailureKind::CursorLoop.as_str(), "cursorLoop");
 }
 

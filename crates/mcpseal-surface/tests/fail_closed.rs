@@ -195,7 +195,7 @@ fn lone_surrogates_refused_anywhere_and_pairs_accepted() {
         r#""era":"2025-11-25","serverFailure":"\ud800""#,
     );
     assert!(matches!(
-        RawCapture::from_slice(text.as_bytes()),
+        mcpseal_surface::parse_capture(text.as_bytes()),
         Err(SurfaceError::LoneSurrogate { .. })
     ));
     py.expect(&text, 1, "serverFailure");

@@ -8,7 +8,7 @@ use mcpseal_surface::{jcs, sha256_hex};
 
 use crate::diff::{change_kinds, engine};
 use crate::lock::{WorkflowError, capture, read_lock};
-use crate::version_source::{SourcedVersion, VersionRequest, reported_by_server, settle};
+use crate::version_source::{SourcedVersion, VersionRequest, settle};
 
 /// How to check.
 #[derive(Debug, Clone)]
@@ -66,7 +66,7 @@ pub async fn check(
             source: mcpseal_surface::lock::LockError::Version(e),
         })?;
     let captured = capture(conn, lock.form, options.page_cap).await?;
-    let reported = reported_by_server(captured.raw.server.as_ref());
+    let reported = captured.raw.reported_version();
     let version = settle(&options.version, reported.as_deref())?;
     let live = exclude::apply(
         &captured.surface.canonical_value(lock.form),

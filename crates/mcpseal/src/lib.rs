@@ -23,8 +23,7 @@ pub mod version_source;
 pub use connect::{OpenError, open};
 pub use rpc::{RpcCall, RpcOutcome, rpc};
 pub use snapshot::{
-    Snapshot, SnapshotError, SnapshotOptions, TrustedCapture, capture_trusted, list_method,
-    snapshot,
+    Snapshot, SnapshotError, SnapshotOptions, TrustedCapture, capture_trusted, snapshot,
 };
 
 /// Re-exports of the crates the workflows are built on.

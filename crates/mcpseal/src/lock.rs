@@ -15,9 +15,7 @@ use thiserror::Error;
 
 use crate::diff::{change_kinds, engine};
 use crate::snapshot::{SnapshotError, SnapshotOptions, TrustedCapture, capture_trusted};
-use crate::version_source::{
-    SourcedVersion, VersionRequest, VersionSourceError, reported_by_server, settle,
-};
+use crate::version_source::{SourcedVersion, VersionRequest, VersionSourceError, settle};
 
 /// The default lock file name, in the working directory.
 pub const DEFAULT_LOCK: &str = "surface.lock.json";
@@ -248,7 +246,7 @@ where
     let surface = first.surface.canonical_value(form);
     let hashed = exclude::apply(&surface, &pointers);
     let again = exclude::apply(&second.surface.canonical_value(form), &pointers);
-    let reported = reported_by_server(first.raw.server.as_ref());
+    let reported = first.raw.reported_version();
     let mut report = LockReport {
         outcome: LockOutcome::Volatile,
         path: options.path.clone(),

@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 
 use mcpseal_client::{
-    Capture, CaptureOptions, Connection, Era, Exchange, RawCapture, capture_surface, sanity_check,
+    Capture, CaptureOptions, Connection, Exchange, capture_surface, sanity_check,
 };
-use mcpseal_surface::{Form, Items, ListKind, Surface, SurfaceError};
+use mcpseal_surface::{Form, Items, ListKind, RawCapture, Surface, SurfaceError};
 use serde::Serialize;
 use serde_json::Value;
 use thiserror::Error;
@@ -165,8 +165,7 @@ pub async fn capture_trusted(
         return Err(SnapshotError::Unreachable(reason));
     }
     let Capture { raw, mut exchanges } = capture;
-    let era = Era::from_revision(&raw.era).unwrap_or(Era::Legacy);
-    let sanity = sanity_check(conn, era).await;
+    let sanity = sanity_check(conn, raw.era).await;
     let liar = sanity.is_liar();
     exchanges.push(sanity.exchange);
     if liar {
@@ -181,12 +180,7 @@ pub async fn capture_trusted(
                 .unwrap_or_else(|| "no result".to_owned()),
         ));
     }
-    // The client's capture document is the surface crate's input format; going through bytes
-    // keeps the two honest about that contract.
-    let bytes = serde_json::to_vec(&raw).map_err(|e| {
-        SnapshotError::NoServer(format!("the capture could not be serialised: {e}"))
-    })?;
-    let surface = Surface::from_slice(&bytes)?;
+    let surface = Surface::from_capture(&raw)?;
     if options.form == Form::McpSeal1
         && let Some((kind, gap)) = surface
             .not_served()
@@ -194,7 +188,7 @@ pub async fn capture_trusted(
             .find(|(_, n)| n.is_untrustworthy())
     {
         return Err(SnapshotError::Untrustworthy {
-            list: list_method(kind).to_owned(),
+            list: kind.method().to_owned(),
             reason: gap.message.clone(),
         });
     }
@@ -212,14 +206,4 @@ pub async fn snapshot(
 ) -> Result<(Snapshot, RawCapture), SnapshotError> {
     let trusted = capture_trusted(conn, options).await?;
     Ok((Snapshot::of(&trusted.surface, options.form), trusted.raw))
-}
-
-/// The JSON-RPC method that reads a list.
-pub fn list_method(kind: ListKind) -> &'static str {
-    match kind {
-        ListKind::Tools => "tools/list",
-        ListKind::Resources => "resources/list",
-        ListKind::ResourceTemplates => "resources/templates/list",
-        ListKind::Prompts => "prompts/list",
-    }
 }

@@ -13,7 +13,6 @@ use mcpseal_surface::{jcs, sha256_hex};
 use crate::diff::engine;
 use crate::lock::{WorkflowError, capture, read_lock};
 use crate::snapshot::SnapshotError;
-use crate::version_source::reported_by_server;
 
 /// How to verify.
 #[derive(Debug, Clone)]
@@ -81,7 +80,7 @@ pub async fn verify(
     } else {
         engine::diff(&lock.declared.hashed_surface(), &live)
     };
-    let reported = reported_by_server(captured.raw.server.as_ref());
+    let reported = captured.raw.reported_version();
     let reported_is_locked = reported.as_deref().and_then(|r| {
         let r = Version::parse(r).ok()?;
         let l = Version::parse(&lock.declared.version).ok()?;

@@ -145,13 +145,7 @@ pub fn resolve(
 
 /// The version the server reports in `serverInfo` (`_meta` first in 2026, then the body).
 pub fn reported_by_server(server: Option<&Value>) -> Option<String> {
-    let server = server?;
-    let info = server
-        .get("_meta")
-        .and_then(|m| m.get(mcpseal_surface::SERVER_INFO_META_KEY))
-        .filter(|v| !v.is_null())
-        .or_else(|| server.get("serverInfo"))?;
-    info.get("version")?.as_str().map(str::to_owned)
+    mcpseal_surface::server_version(server?).map(str::to_owned)
 }
 
 /// Settles a [`VersionRequest`] once the server's own claim is known.

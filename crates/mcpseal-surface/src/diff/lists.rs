@@ -13,15 +13,17 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+use mcpseal_protocol::ListKind;
 use serde_json::Value;
 
 use super::{
     ChangeClass, Out, annotations, child, guard, jcs, prompts, resources, same, same_opt, tools,
 };
 
-/// What each list holds; keyed by the list's key in the canonical form.
+/// What each list holds, from the list table, plus the noun the diff names its items by.
 #[derive(Clone, Copy)]
 struct Kind {
+    list: ListKind,
     key: &'static str,
     identity: &'static str,
     label: &'static str,
@@ -29,31 +31,19 @@ struct Kind {
 }
 
 fn kind(key: &str) -> Kind {
-    match key {
-        "tools" => Kind {
-            key: "tools",
-            identity: "name",
-            label: "tool",
-            method: "tools/list",
+    // The caller matched one of the four keys; an unknown one cannot reach here.
+    let list = ListKind::from_key(key).unwrap_or(ListKind::Prompts);
+    Kind {
+        list,
+        key: list.key(),
+        identity: list.identity_key(),
+        label: match list {
+            ListKind::Tools => "tool",
+            ListKind::Resources => "resource",
+            ListKind::ResourceTemplates => "template",
+            ListKind::Prompts => "prompt",
         },
-        "resources" => Kind {
-            key: "resources",
-            identity: "uri",
-            label: "resource",
-            method: "resources/list",
-        },
-        "resourceTemplates" => Kind {
-            key: "resourceTemplates",
-            identity: "uriTemplate",
-            label: "template",
-            method: "resources/templates/list",
-        },
-        _ => Kind {
-            key: "prompts",
-            identity: "name",
-            label: "prompt",
-            method: "prompts/list",
-        },
+        method: list.method(),
     }
 }
 
@@ -182,9 +172,9 @@ fn items(k: Kind, path: &str, before: &[Value], after: &[Value], out: &mut Out) 
         let mut explanation = format!(
             "{} `{id}` removed: clients {} it fail",
             k.label,
-            if k.key == "tools" {
+            if k.list == ListKind::Tools {
                 "calling"
-            } else if k.key == "prompts" {
+            } else if k.list == ListKind::Prompts {
                 "getting"
             } else {
                 "reading"
@@ -207,7 +197,7 @@ fn items(k: Kind, path: &str, before: &[Value], after: &[Value], out: &mut Out) 
     for id in &added {
         let Some(v) = a.by_id.get(id) else { continue };
         out.item = Some(format!("{} {id}", k.label));
-        let (class, mut explanation) = if k.key == "tools" {
+        let (class, mut explanation) = if k.list == ListKind::Tools {
             annotations::new_tool(id, v)
         } else {
             (ChangeClass::Additive, format!("new {} `{id}`", k.label))
@@ -235,10 +225,12 @@ fn items(k: Kind, path: &str, before: &[Value], after: &[Value], out: &mut Out) 
         out.item = Some(format!("{} {id}", k.label));
         guard(out, &item_path, Some(bv), Some(av), differs, |out| {
             if let (Some(bm), Some(am)) = (bv.as_object(), av.as_object()) {
-                match k.key {
-                    "tools" => tools::tool(&item_path, bm, am, out),
-                    "prompts" => prompts::prompt(&item_path, bm, am, out),
-                    _ => resources::resource(&item_path, k.identity, bm, am, out),
+                match k.list {
+                    ListKind::Tools => tools::tool(&item_path, bm, am, out),
+                    ListKind::Prompts => prompts::prompt(&item_path, bm, am, out),
+                    ListKind::Resources | ListKind::ResourceTemplates => {
+                        resources::resource(&item_path, k.identity, bm, am, out)
+                    }
                 }
             }
         });
@@ -293,7 +285,7 @@ fn items(k: Kind, path: &str, before: &[Value], after: &[Value], out: &mut Out) 
 
 /// An item as compared for equivalence: tools lose annotation hints spelled as their default.
 fn normalize_item(k: Kind, v: &Value) -> Value {
-    if k.key == "tools" {
+    if k.list == ListKind::Tools {
         annotations::normalize_tool(v)
     } else {
         v.clone()

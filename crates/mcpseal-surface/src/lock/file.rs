@@ -26,6 +26,7 @@
 //! diff of the lock reads as the surface change. Unknown top-level keys (room for an
 //! `anonymous` section) are kept as they were.
 
+use mcpseal_protocol::ListKind;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
@@ -283,12 +284,8 @@ fn quote(s: &str) -> String {
 /// `null` when not served, else identity → `{sha256, descriptionSha256}`.
 pub fn items_of(surface: &Value) -> Value {
     let mut out = Map::new();
-    for (list, id) in [
-        ("tools", "name"),
-        ("resources", "uri"),
-        ("resourceTemplates", "uriTemplate"),
-        ("prompts", "name"),
-    ] {
+    for kind in ListKind::ALL {
+        let (list, id) = (kind.key(), kind.identity_key());
         match surface.get(list) {
             None => {}
             Some(Value::Array(items)) => {

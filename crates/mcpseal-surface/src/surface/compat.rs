@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::{Form, Surface, SurfaceError, validate_raw};
-use crate::capture::RawCapture;
 use crate::jcs::write_jcs;
+use mcpseal_protocol::RawCapture;
 
 /// `mcp-surface/1` canonical bytes WITHOUT mcpseal's fail-closed identity checks.
 ///

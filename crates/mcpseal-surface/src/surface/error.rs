@@ -14,7 +14,7 @@ pub enum SurfaceError {
     Capture {
         /// The parser's explanation.
         #[source]
-        source: serde_json::Error,
+        source: mcpseal_protocol::CaptureError,
     },
     /// A `\uD800`–`\uDFFF` escape without its partner. RFC 8785 cannot serialise it and UTF-8
     /// cannot hold it, so two implementations could not agree on its bytes: the server is at
@@ -58,17 +58,10 @@ pub enum SurfaceError {
     },
 }
 
-/// True when serde_json refused a lone surrogate escape (it reports these two codes).
-pub(crate) fn is_surrogate_error(e: &serde_json::Error) -> bool {
-    let msg = e.to_string();
-    msg.starts_with("lone leading surrogate in hex escape")
-        || msg.starts_with("unexpected end of hex escape")
-}
-
 /// A JSON refusal at `location`: [`SurfaceError::LoneSurrogate`] when serde_json refused a lone
 /// surrogate, [`SurfaceError::InvalidJson`] otherwise.
 pub(super) fn json_error(location: String, source: serde_json::Error) -> SurfaceError {
-    if is_surrogate_error(&source) {
+    if mcpseal_protocol::is_surrogate_error(&source) {
         SurfaceError::LoneSurrogate { location }
     } else {
         SurfaceError::InvalidJson { location, source }

@@ -5,64 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Item;
 
-/// The four MCP lists, in the order mcpseal processes them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum ListKind {
-    /// `tools/list`, identity `name`.
-    Tools,
-    /// `resources/list`, identity `uri`.
-    Resources,
-    /// `resources/templates/list`, identity `uriTemplate`.
-    ResourceTemplates,
-    /// `prompts/list`, identity `name`.
-    Prompts,
-}
-
-impl ListKind {
-    /// All four, in processing order.
-    pub const ALL: [ListKind; 4] = [
-        ListKind::Tools,
-        ListKind::Resources,
-        ListKind::ResourceTemplates,
-        ListKind::Prompts,
-    ];
-
-    /// The key of the item array in a page and of the list in the canonical form.
-    pub fn key(self) -> &'static str {
-        match self {
-            ListKind::Tools => "tools",
-            ListKind::Resources => "resources",
-            ListKind::ResourceTemplates => "resourceTemplates",
-            ListKind::Prompts => "prompts",
-        }
-    }
-
-    /// The item field that identifies an item within its list.
-    pub fn identity_key(self) -> &'static str {
-        match self {
-            ListKind::Tools | ListKind::Prompts => "name",
-            ListKind::Resources => "uri",
-            ListKind::ResourceTemplates => "uriTemplate",
-        }
-    }
-
-    /// The position of this list in a surface's `lists` array.
-    pub(super) fn index(self) -> usize {
-        match self {
-            ListKind::Tools => 0,
-            ListKind::Resources => 1,
-            ListKind::ResourceTemplates => 2,
-            ListKind::Prompts => 3,
-        }
-    }
-}
-
-impl std::fmt::Display for ListKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.key())
-    }
-}
+pub use mcpseal_protocol::ListKind;
 
 /// Why a list is `null` in the surface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

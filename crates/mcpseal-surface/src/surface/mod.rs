@@ -25,11 +25,10 @@ mod list;
 mod pages;
 mod server;
 
-use crate::capture::{Era, RawCapture, validate_json};
+use mcpseal_protocol::{CaptureError, Era, RawCapture, validate_json};
 
 pub use compat::mcp_surface_1_bytes_unchecked;
 pub use error::SurfaceError;
-pub(crate) use error::is_surrogate_error;
 pub use fingerprint::{Fingerprint, Items};
 pub use form::{Form, UnknownForm};
 pub use item::{Item, ItemHash};
@@ -66,8 +65,8 @@ impl Surface {
     /// # Errors
     /// As [`RawCapture::from_slice`] and [`Surface::from_capture`].
     pub fn from_slice(bytes: &[u8]) -> Result<Surface, SurfaceError> {
-        // `RawCapture::from_slice` has validated every byte already.
-        Self::build(&RawCapture::from_slice(bytes)?, true)
+        // `parse_capture` has validated every byte already.
+        Self::build(&parse_capture(bytes)?, true)
     }
 
     fn build(capture: &RawCapture, strict: bool) -> Result<Surface, SurfaceError> {
@@ -125,6 +124,22 @@ impl Surface {
     pub fn has_untrustworthy_gap(&self) -> bool {
         self.not_served().iter().any(|(_, r)| r.is_untrustworthy())
     }
+}
+
+/// Parses a raw capture document ([`RawCapture::from_slice`]) with the refusal as a
+/// [`SurfaceError`].
+///
+/// # Errors
+/// [`SurfaceError::LoneSurrogate`] for a lone surrogate escape anywhere in the document,
+/// [`SurfaceError::Capture`] for anything else that is not a capture document (a newer
+/// `schemaVersion` included).
+pub fn parse_capture(bytes: &[u8]) -> Result<RawCapture, SurfaceError> {
+    RawCapture::from_slice(bytes).map_err(|e| match e {
+        CaptureError::LoneSurrogate => SurfaceError::LoneSurrogate {
+            location: "capture".to_owned(),
+        },
+        other => SurfaceError::Capture { source: other },
+    })
 }
 
 /// Validates the raw JSON a capture holds (server, every page of every list, failed or not),

@@ -12,8 +12,8 @@ use sha2::{Digest, Sha256};
 use super::compat::js_string;
 use super::error::json_error;
 use super::{Item, ListKind, ListState, NotServed, NotServedKind, SurfaceError};
-use crate::capture::{FailureKind, ListCapture};
 use crate::jcs::{utf16_cmp, write_jcs};
+use mcpseal_protocol::{FailureKind, ListCapture};
 
 fn not_served(kind: NotServedKind, message: impl Into<String>) -> ListState {
     ListState::NotServed(NotServed {

@@ -6,11 +6,11 @@ use serde_json::{Map, Value};
 
 use super::SurfaceError;
 use super::error::json_error;
-use crate::capture::{Era, RawCapture};
 use crate::jcs::utf16_cmp;
+use mcpseal_protocol::{Era, RawCapture};
 
 /// The `_meta` key under which 2026 servers put their identity in `server/discover`.
-pub const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
+pub const SERVER_INFO_META_KEY: &str = mcpseal_protocol::keys::META_SERVER_INFO;
 
 /// The server part of a surface, pre-computed for both forms.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,7 +50,7 @@ pub(super) fn server_part(capture: &RawCapture) -> Result<ServerPart, SurfaceErr
     let obj = parsed.as_object().unwrap_or(&empty);
 
     let supported_versions = match capture.era {
-        Era::V2026_07_28 => match present(obj.get("supportedVersions")) {
+        Era::Modern => match present(obj.get("supportedVersions")) {
             Some(Value::Array(a)) if a.iter().all(Value::is_string) => {
                 let mut a = a.clone();
                 a.sort_by(|x, y| utf16_cmp(x.as_str().unwrap_or(""), y.as_str().unwrap_or("")));
@@ -59,15 +59,15 @@ pub(super) fn server_part(capture: &RawCapture) -> Result<ServerPart, SurfaceErr
             Some(other) => other.clone(),
             None => Value::Null,
         },
-        Era::V2025_11_25 => match present(obj.get("protocolVersion")) {
+        Era::Legacy => match present(obj.get("protocolVersion")) {
             Some(v) => Value::Array(vec![v.clone()]),
             None => Value::Null,
         },
     };
     let server_info = match capture.era {
-        Era::V2026_07_28 => present(obj.get("_meta").and_then(|m| m.get(SERVER_INFO_META_KEY)))
+        Era::Modern => present(obj.get("_meta").and_then(|m| m.get(SERVER_INFO_META_KEY)))
             .or_else(|| present(obj.get("serverInfo"))),
-        Era::V2025_11_25 => present(obj.get("serverInfo")),
+        Era::Legacy => present(obj.get("serverInfo")),
     }
     .map_or(Value::Null, without_version);
 

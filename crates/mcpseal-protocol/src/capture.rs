@@ -1,9 +1,14 @@
 //! The raw capture: what the client saw on the wire, before any normalisation.
 //!
-//! Wire format (JSON, camelCase; produced by `mcpseal-client`, consumed here):
+//! A public document: `mcpseal snapshot --save-capture` writes it, `mcpseal diff` and
+//! `tools/fingerprint.py` read it, and `mcpseal-surface` turns it into a surface. Its JSON Schema
+//! is generated from these types (`schemas/raw-capture.schema.json`).
+//!
+//! Wire format (JSON, camelCase; produced by `mcpseal-client`):
 //!
 //! ```json
 //! {
+//!   "schemaVersion": 1,
 //!   "era": "2026-07-28",
 //!   "server": { "...": "result of server/discover (2026) or initialize (2025), verbatim" },
 //!   "serverFailure": "why server is null (optional)",
@@ -16,6 +21,8 @@
 //! }
 //! ```
 //!
+//! * `schemaVersion` is 1; a capture without it (written before it existed) is read as 1, and a
+//!   newer one is refused.
 //! * `era` is `"2026-07-28"` or `"2025-11-25"`; any other value is a parse error.
 //! * `server` is the JSON-RPC `result` object verbatim, or `null` (or absent) when the call failed.
 //! * Each page is the verbatim `result` object of one list call, in the order they were fetched.
@@ -27,50 +34,35 @@
 //! Pages and the server result are kept as raw JSON text ([`RawValue`]) so that a capture of
 //! tens of megabytes is parsed once, item by item, without building one big tree.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::SurfaceError;
+use crate::list::ListKind;
+use crate::revision::Era;
 
-/// The protocol revision a capture was made in.
-///
-/// Why an enum: the era changes which fields carry the server part (discover vs initialize), and
-/// it is part of the hashed form, so an unknown era must fail rather than hash something new.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Era {
-    /// Legacy era: `initialize` handshake.
-    #[serde(rename = "2025-11-25")]
-    V2025_11_25,
-    /// Modern era: `server/discover`, per-request `_meta`.
-    #[serde(rename = "2026-07-28")]
-    V2026_07_28,
-}
+/// The `schemaVersion` this build writes, and the newest it reads.
+pub const CAPTURE_SCHEMA_VERSION: u32 = 1;
 
-impl Era {
-    /// The revision string as it appears in the capture and in the canonical form.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Era::V2025_11_25 => "2025-11-25",
-            Era::V2026_07_28 => "2026-07-28",
-        }
-    }
-}
-
-impl std::fmt::Display for Era {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
+fn schema_version_default() -> u32 {
+    // Captures saved before the field existed are version 1.
+    CAPTURE_SCHEMA_VERSION
 }
 
 /// One raw capture of a server (see the module docs for the JSON format).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(title = "mcpseal raw capture")]
 pub struct RawCapture {
+    /// Always 1 in this version; captures without it are read as 1, newer ones are refused.
+    #[serde(default = "schema_version_default")]
+    pub schema_version: u32,
     /// The revision the capture was made in.
     pub era: Era,
     /// The `result` of `server/discover` (2026) or `initialize` (2025), verbatim; `None` if the
     /// call failed.
     #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
     pub server: Option<Box<RawValue>>,
     /// Why `server` is `None`, for people; never hashed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -81,7 +73,7 @@ pub struct RawCapture {
 }
 
 /// The four list captures; an absent one means "not captured".
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RawLists {
     /// `tools/list`.
@@ -98,12 +90,35 @@ pub struct RawLists {
     pub prompts: Option<ListCapture>,
 }
 
+impl RawLists {
+    /// The capture of one list.
+    pub fn get(&self, kind: ListKind) -> Option<&ListCapture> {
+        match kind {
+            ListKind::Tools => self.tools.as_ref(),
+            ListKind::Resources => self.resources.as_ref(),
+            ListKind::ResourceTemplates => self.resource_templates.as_ref(),
+            ListKind::Prompts => self.prompts.as_ref(),
+        }
+    }
+
+    /// The slot of one list.
+    pub fn slot(&mut self, kind: ListKind) -> &mut Option<ListCapture> {
+        match kind {
+            ListKind::Tools => &mut self.tools,
+            ListKind::Resources => &mut self.resources,
+            ListKind::ResourceTemplates => &mut self.resource_templates,
+            ListKind::Prompts => &mut self.prompts,
+        }
+    }
+}
+
 /// The pages of one list call, or why it failed.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListCapture {
     /// Every page's `result` object verbatim, in fetch order.
     #[serde(default)]
+    #[schemars(with = "Vec<serde_json::Value>")]
     pub pages: Vec<Box<RawValue>>,
     /// Set when the list could not be captured completely; the pages are then ignored.
     #[serde(default)]
@@ -111,7 +126,7 @@ pub struct ListCapture {
 }
 
 /// Why a list could not be captured completely.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListFailure {
     /// What kind of failure.
@@ -126,7 +141,7 @@ pub struct ListFailure {
 /// Why the split: `error` and `transport` are honest "the server does not serve this", so the
 /// list is `null` in the surface; `pageCap` and `cursorLoop` mean the capture is incomplete and
 /// untrustworthy, so `mcpseal snapshot` refuses to record such a surface (exit 2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum FailureKind {
     /// A JSON-RPC error answered some page.
@@ -151,27 +166,90 @@ impl FailureKind {
     }
 }
 
+/// Why bytes are not a raw capture document.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum CaptureError {
+    /// A `\uD800`–`\uDFFF` escape without its partner, anywhere in the document.
+    LoneSurrogate,
+    /// A `schemaVersion` newer than this build reads.
+    NewerSchema(u32),
+    /// Not JSON, not UTF-8, an unknown era, wrong shapes, a number beyond the double range or
+    /// nesting beyond 127 levels.
+    Invalid(serde_json::Error),
+}
+
+impl std::fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CaptureError::LoneSurrogate => f.write_str("lone UTF-16 surrogate in the capture"),
+            CaptureError::NewerSchema(v) => write!(
+                f,
+                "capture `schemaVersion` {v} is newer than this build reads ({CAPTURE_SCHEMA_VERSION})"
+            ),
+            CaptureError::Invalid(_) => f.write_str("invalid capture document"),
+        }
+    }
+}
+
+impl std::error::Error for CaptureError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CaptureError::Invalid(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// True when serde_json refused a lone surrogate escape (it reports these two codes).
+pub fn is_surrogate_error(e: &serde_json::Error) -> bool {
+    let msg = e.to_string();
+    msg.starts_with("lone leading surrogate in hex escape")
+        || msg.starts_with("unexpected end of hex escape")
+}
+
 impl RawCapture {
-    /// Parses a raw capture from JSON bytes. Never panics.
+    /// An empty capture in `era`: no server result, no list captured.
+    pub fn new(era: Era) -> RawCapture {
+        RawCapture {
+            schema_version: CAPTURE_SCHEMA_VERSION,
+            era,
+            server: None,
+            server_failure: None,
+            lists: RawLists::default(),
+        }
+    }
+
+    /// Parses a raw capture from JSON bytes, validating every byte first. Never panics.
     ///
     /// # Errors
-    /// [`SurfaceError::Capture`] when the bytes are not a capture document (invalid JSON,
-    /// invalid UTF-8, unknown era, wrong shapes).
-    /// [`SurfaceError::LoneSurrogate`] when a lone surrogate escape appears anywhere in the
-    /// document, or [`SurfaceError::Capture`] when a number is beyond the double range or
-    /// nesting exceeds 127 levels anywhere (one allocation-free validating pass).
-    pub fn from_slice(bytes: &[u8]) -> Result<Self, SurfaceError> {
-        let capture_error = |source: serde_json::Error| {
-            if crate::surface::is_surrogate_error(&source) {
-                SurfaceError::LoneSurrogate {
-                    location: "capture".to_owned(),
-                }
+    /// [`CaptureError::LoneSurrogate`] when a lone surrogate escape appears anywhere in the
+    /// document (failed lists and unknown fields included); [`CaptureError::NewerSchema`] for a
+    /// capture written by a newer mcpseal; [`CaptureError::Invalid`] otherwise.
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, CaptureError> {
+        let classify = |source: serde_json::Error| {
+            if is_surrogate_error(&source) {
+                CaptureError::LoneSurrogate
             } else {
-                SurfaceError::Capture { source }
+                CaptureError::Invalid(source)
             }
         };
-        serde_json::from_slice::<Validated>(bytes).map_err(capture_error)?;
-        serde_json::from_slice(bytes).map_err(capture_error)
+        serde_json::from_slice::<Validated>(bytes).map_err(classify)?;
+        let capture: RawCapture = serde_json::from_slice(bytes).map_err(classify)?;
+        if capture.schema_version > CAPTURE_SCHEMA_VERSION {
+            return Err(CaptureError::NewerSchema(capture.schema_version));
+        }
+        Ok(capture)
+    }
+
+    /// The server result as a value, when there is one.
+    pub fn server_result(&self) -> Option<serde_json::Value> {
+        serde_json::from_str(self.server.as_ref()?.get()).ok()
+    }
+
+    /// The version the server reports for itself (`serverInfo.version`, either era).
+    pub fn reported_version(&self) -> Option<String> {
+        crate::server_version(&self.server_result()?).map(str::to_owned)
     }
 
     /// Serialises the capture to compact JSON bytes (the format [`RawCapture::from_slice`]
@@ -179,8 +257,8 @@ impl RawCapture {
     ///
     /// # Errors
     /// Only if serde_json fails to write, which it does not for this type.
-    pub fn to_vec(&self) -> Result<Vec<u8>, SurfaceError> {
-        serde_json::to_vec(self).map_err(|source| SurfaceError::Capture { source })
+    pub fn to_vec(&self) -> Result<Vec<u8>, serde_json::Error> {
+        serde_json::to_vec(self)
     }
 }
 
@@ -194,8 +272,8 @@ impl RawCapture {
 /// implementation checks.
 ///
 /// # Errors
-/// The serde_json error; [`crate::SurfaceError::LoneSurrogate`] is derived from it by callers.
-pub(crate) fn validate_json(text: &str) -> Result<(), serde_json::Error> {
+/// The serde_json error ([`is_surrogate_error`] tells a lone surrogate apart).
+pub fn validate_json(text: &str) -> Result<(), serde_json::Error> {
     serde_json::from_str::<Validated>(text).map(|_| ())
 }
 

@@ -1,4 +1,4 @@
-//! The one place that knows what differs between protocol eras.
+//! Request dressing: how one request is dressed for its era.
 //!
 //! 2025-11-25 servers learn who the client is once, in the `initialize` handshake, and keep it in
 //! a session. 2026-07-28 servers keep nothing: every request carries its protocol version, client
@@ -13,69 +13,12 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-/// `_meta` key carrying the protocol revision of a 2026 request.
-pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// `_meta` key carrying the client capabilities of a 2026 request.
-pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-/// `_meta` key carrying the client identity of a 2026 request.
-pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-/// `_meta` key a 2026 server uses to identify itself on results.
-pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-/// `_meta` key tagging notifications of a `subscriptions/listen` stream.
-pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
-
-/// HTTP header repeating the protocol revision.
-pub const HEADER_PROTOCOL_VERSION: &str = "MCP-Protocol-Version";
-/// HTTP header repeating the JSON-RPC method (2026).
-pub const HEADER_MCP_METHOD: &str = "Mcp-Method";
-/// HTTP header repeating `params.name` or `params.uri` (2026).
-pub const HEADER_MCP_NAME: &str = "Mcp-Name";
-/// HTTP header carrying a 2025 session id.
-pub const HEADER_SESSION_ID: &str = "Mcp-Session-Id";
-
-/// The client name sent in `clientInfo`.
-pub const CLIENT_NAME: &str = "mcpseal";
-
-/// A protocol era, named by the revision that defines it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Era {
-    /// 2025-11-25: `initialize` handshake, sessions.
-    Legacy,
-    /// 2026-07-28: stateless, per-request `_meta`.
-    Modern,
-}
-
-impl Era {
-    /// The revision string of the era.
-    pub fn revision(self) -> &'static str {
-        match self {
-            Era::Legacy => "2025-11-25",
-            Era::Modern => "2026-07-28",
-        }
-    }
-
-    /// Parses `2025-11-25` or `2026-07-28`.
-    pub fn from_revision(s: &str) -> Option<Era> {
-        match s {
-            "2025-11-25" => Some(Era::Legacy),
-            "2026-07-28" => Some(Era::Modern),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for Era {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.revision())
-    }
-}
-
-/// True for the error codes only a 2026-era server sends about the request's dress:
-/// `-32020` header mismatch, `-32021` missing client capability, `-32022` unsupported version.
-/// Receiving one proves the server is modern; the request must be fixed, never downgraded.
-pub fn is_modern_error_code(code: i64) -> bool {
-    matches!(code, -32022..=-32020)
-}
+use crate::keys::{
+    CLIENT_NAME, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
+};
+use crate::method;
+use crate::revision::Era;
 
 /// How a request's `params._meta` envelope is built.
 #[derive(Debug, Clone, PartialEq)]
@@ -343,7 +286,7 @@ impl Request {
 
     /// The standard 2026 headers for this request: the version mirrored from `_meta`, the
     /// method, and the name for `tools/call`, `prompts/get` and `resources/read`.
-    pub(crate) fn modern_headers(&self) -> Vec<(String, String)> {
+    pub fn modern_headers(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         if let Some(v) = self.envelope.protocol_version() {
             out.push((HEADER_PROTOCOL_VERSION.to_owned(), encode_header_value(v)));
@@ -353,8 +296,8 @@ impl Request {
             encode_header_value(&self.method),
         ));
         let name_key = match self.method.as_str() {
-            "tools/call" | "prompts/get" => Some("name"),
-            "resources/read" => Some("uri"),
+            method::TOOLS_CALL | method::PROMPTS_GET => Some("name"),
+            method::RESOURCES_READ => Some("uri"),
             _ => None,
         };
         if let Some(key) = name_key
@@ -369,7 +312,8 @@ impl Request {
         out
     }
 
-    pub(crate) fn is_modern(&self) -> bool {
+    /// True when the request carries the 2026 `_meta` envelope.
+    pub fn is_modern(&self) -> bool {
         matches!(self.envelope, Envelope::Modern { .. })
     }
 }
