@@ -8,6 +8,8 @@
 #   1. npm ci --ignore-scripts      -> tests/peers/npm/node_modules   (keyed on package-lock.json + node major)
 #   2. python venv + pip install    -> tests/peers/.venv              (keyed on requirements.txt + python version)
 #   3. cargo build (rmcp peer)      -> tests/peers/rmcp-server/target (cargo's own incremental cache)
+#   4. npm ci --ignore-scripts      -> tests/peers/verdaccio/node_modules (local npm registry for the
+#                                      package-sources tests; keyed on its lock + node major)
 #
 # Needs only: node + npm, python3 (with venv/ensurepip), cargo. Any failure exits non-zero with the
 # installer's own error output shown; nothing is skipped silently.
@@ -103,8 +105,29 @@ step_rust() {
   [[ -x "$PEERS_DIR/rmcp-server/target/debug/rmcp-peer" ]] || { log "rust: binary missing after build"; return 1; }
 }
 
+# 4. verdaccio: a local npm registry the package-sources tests start on 127.0.0.1 (no uplinks,
+#    offline). 6.8.0 is the last release that runs on Node 20; the lock's override pins node-fetch
+#    (verdaccio-audit asks for the moving dist-tag `cjs`). No package in the lock has an install
+#    script.
+step_verdaccio() {
+  local dir="$PEERS_DIR/verdaccio" stamp="$STAMPS/verdaccio.sha256" want v
+  [[ -f "$dir/package-lock.json" ]] || die "missing $dir/package-lock.json"
+  want=$(hash_of "node=$(node -p 'process.versions.node.split(".")[0]')" "$dir/package.json" "$dir/package-lock.json")
+  if [[ -z "${PEERS_FORCE:-}" && -f "$stamp" && "$(cat "$stamp")" == "$want" && -d "$dir/node_modules" ]]; then
+    log "verdaccio: up to date (lock unchanged), skipping npm ci"
+    return 0
+  fi
+  rm -f "$stamp"
+  log "verdaccio: npm ci --ignore-scripts in $dir"
+  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || return 1
+  v=$("$dir/node_modules/.bin/verdaccio" --version 2>/dev/null) || { log "verdaccio: --version failed"; return 1; }
+  [[ "$v" == "v6.8.0" ]] || { log "verdaccio: reports '$v', want v6.8.0"; return 1; }
+  echo "$want" > "$stamp"
+}
+
 T0=$(now_ms)
 run_step npm step_npm
 run_step python step_python
 run_step rust step_rust
+run_step verdaccio step_verdaccio
 log "all     done in $(fmt_s $(( $(now_ms) - T0 )))"

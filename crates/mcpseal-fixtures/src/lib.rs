@@ -5,6 +5,8 @@
 //! nextest build every workspace binary before running tests) and build it on demand when it is
 //! missing (e.g. `cargo test -p mcpseal-client`).
 
+pub mod packages;
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};

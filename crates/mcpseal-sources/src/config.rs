@@ -60,6 +60,9 @@ pub struct Config {
     pub git_fetch_timeout: Duration,
     /// Largest `git archive` of one tag. Default 1 GiB.
     pub max_checkout_bytes: u64,
+    /// Variables added to every installer run (`npm`, `pip`, `git`, build steps), e.g. a
+    /// private `npm_config_cache`. Empty by default: installers see the caller's environment.
+    pub installer_env: Vec<(String, String)>,
 }
 
 impl Config {
@@ -76,6 +79,7 @@ impl Config {
             tool_timeout: Duration::from_secs(60),
             git_fetch_timeout: Duration::from_secs(600),
             max_checkout_bytes: 1024 * 1024 * 1024,
+            installer_env: Vec::new(),
         }
     }
 }
@@ -113,5 +117,18 @@ impl Sources {
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// A bounded run of an installer tool, with [`Config::installer_env`] applied.
+    pub(crate) fn tool(
+        &self,
+        program: impl AsRef<std::ffi::OsStr>,
+        timeout: Duration,
+    ) -> crate::process::Run {
+        let mut r = crate::process::Run::new(program, timeout);
+        for (k, v) in &self.config.installer_env {
+            r = r.env(k, v);
+        }
+        r
     }
 }

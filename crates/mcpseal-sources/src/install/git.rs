@@ -13,7 +13,7 @@ use super::{Record, Runtime, run_failed};
 use crate::config::Sources;
 use crate::entry::{EntryCommand, EntryPoint};
 use crate::error::{InstallError, InstallStage};
-use crate::process::{Run, Stdout, run};
+use crate::process::{Stdout, run};
 use crate::published::{Artifact, PublishedVersion};
 use crate::resolve::git::{git, mirror};
 use crate::source::{GitRepo, Source};
@@ -78,7 +78,7 @@ pub(crate) async fn install(
         } else {
             program.into()
         };
-        let r = Run::new(&program, timeout).args(args).cwd(&src);
+        let r = sources.tool(&program, timeout).args(args).cwd(&src);
         let shown = r.display();
         run_failed(InstallStage::Build, &shown, timeout, run(r).await)?;
     }

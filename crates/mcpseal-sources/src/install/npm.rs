@@ -10,7 +10,7 @@ use super::{Record, Runtime, run_failed};
 use crate::config::Sources;
 use crate::entry::npm_entry_points;
 use crate::error::{InstallError, InstallStage};
-use crate::process::{Run, run};
+use crate::process::run;
 use crate::published::{Artifact, PublishedVersion};
 use crate::resolve::verify_bytes;
 use crate::source::{NpmPackage, Source};
@@ -69,7 +69,8 @@ pub(crate) async fn install(
     )
     .map_err(io)?;
     let timeout = sources.config.install_timeout;
-    let npm = Run::new(&sources.config.tools.npm, timeout)
+    let npm = sources
+        .tool(&sources.config.tools.npm, timeout)
         .args([
             "install",
             "--ignore-scripts",

@@ -15,7 +15,7 @@ use super::{Record, Runtime, run_failed};
 use crate::config::Sources;
 use crate::entry::{EntryCommand, EntryPoint, console_scripts};
 use crate::error::{InstallError, InstallStage};
-use crate::process::{Run, Stdout, run};
+use crate::process::{Stdout, run};
 use crate::published::{Artifact, DistFile, PublishedVersion};
 use crate::resolve::verify_bytes;
 use crate::source::{PypiProject, Source, normalize_pypi};
@@ -38,7 +38,7 @@ impl Sources {
         let got = self
             .python
             .get_or_init(|| async {
-                let probe = Run::new(&self.config.tools.python, self.config.tool_timeout)
+                let probe = self.tool(&self.config.tools.python, self.config.tool_timeout)
                     .args([
                         "-c",
                         "import json, sys\ntry:\n import pip; p = pip.__version__\nexcept Exception:\n p = ''\nprint(json.dumps({'e': sys.executable, 'v': sys.version.splitlines()[0], 'b': sys.base_prefix, 'pip': p}))",
@@ -180,7 +180,9 @@ pub(crate) async fn install(
 
     let timeout = sources.config.install_timeout;
     let venv = dir.join("venv");
-    let mut mk = Run::new(&interp.executable, timeout).args(["-m", "venv"]);
+    let mut mk = sources
+        .tool(&interp.executable, timeout)
+        .args(["-m", "venv"]);
     if interp.pip_python_flag {
         mk = mk.arg("--without-pip");
     }
@@ -190,11 +192,12 @@ pub(crate) async fn install(
     let venv_python = venv.join("bin").join("python");
     let report = dir.join("pip-report.json");
     let pip = if interp.pip_python_flag {
-        Run::new(&interp.executable, timeout)
+        sources
+            .tool(&interp.executable, timeout)
             .args(["-m", "pip", "--python"])
             .arg(&venv_python)
     } else {
-        Run::new(&venv_python, timeout).args(["-m", "pip"])
+        sources.tool(&venv_python, timeout).args(["-m", "pip"])
     };
     let pip = pip
         .args([

@@ -14,7 +14,8 @@ use crate::source::{GitRepo, Source, absolute_git_url};
 /// The environment every git run gets: never prompt (a missing credential fails instead of
 /// hanging), no pager, no system-wide hooks path surprises.
 pub(crate) fn git(sources: &Sources, timeout: std::time::Duration) -> Run {
-    Run::new(&sources.config.tools.git, timeout)
+    sources
+        .tool(&sources.config.tools.git, timeout)
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_PAGER", "cat")
         .env_remove("GIT_DIR")

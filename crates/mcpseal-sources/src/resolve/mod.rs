@@ -7,7 +7,7 @@ pub(crate) mod pypi;
 use crate::config::Sources;
 use crate::error::SourceError;
 use crate::integrity::{Check, check_sha256, check_sri};
-use crate::process::{Run, Stdout, run};
+use crate::process::{Stdout, run};
 use crate::published::{Artifact, PublishedVersion, VersionList, VersionQuery, select};
 use crate::source::{NPM_DEFAULT_REGISTRY, PYPI_DEFAULT_INDEX, Pin, Source};
 
@@ -132,7 +132,8 @@ impl Sources {
         let r = self
             .npm_registry
             .get_or_try_init(|| async {
-                let out = run(Run::new(&self.config.tools.npm, self.config.tool_timeout)
+                let out = run(self
+                    .tool(&self.config.tools.npm, self.config.tool_timeout)
                     .args(["config", "get", "registry"])
                     .stdout(Stdout::Capture(64 * 1024)))
                 .await;
@@ -169,13 +170,11 @@ impl Sources {
                 let configured = match from_env {
                     Some(v) => v,
                     None => {
-                        let out = run(Run::new(
-                            &self.config.tools.python,
-                            self.config.tool_timeout,
-                        )
-                        .args(["-m", "pip", "config", "get", "global.index-url"])
-                        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
-                        .stdout(Stdout::Capture(64 * 1024)))
+                        let out = run(self
+                            .tool(&self.config.tools.python, self.config.tool_timeout)
+                            .args(["-m", "pip", "config", "get", "global.index-url"])
+                            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+                            .stdout(Stdout::Capture(64 * 1024)))
                         .await;
                         match out {
                             Ok(o) if o.success => {
