@@ -35,10 +35,11 @@ pub(crate) async fn versions(
             && let Ok(doc) = serde_json::from_slice::<Value>(&got.body)
             && doc.get("releases").is_some_and(Value::is_object)
         {
-            let (files, empty) = json_api_files(&doc).map_err(|why| SourceError::BadMetadata {
-                url: url.clone(),
-                why,
-            })?;
+            let (files, empty) =
+                json_api_files(&doc, &url).map_err(|why| SourceError::BadMetadata {
+                    url: url.clone(),
+                    why,
+                })?;
             let (versions, mut excluded) = group(&name, files);
             excluded.extend(empty.into_iter().map(|version| Excluded {
                 version,
@@ -83,7 +84,8 @@ pub(crate) async fn versions(
 }
 
 /// The JSON API's `releases`: `{version: [file…]}`; and the versions listed without files.
-fn json_api_files(doc: &Value) -> Result<(Vec<DistFile>, Vec<String>), String> {
+/// File URLs are resolved against the document's own URL (mirrors answer relative ones).
+fn json_api_files(doc: &Value, page: &str) -> Result<(Vec<DistFile>, Vec<String>), String> {
     let releases = doc
         .get("releases")
         .and_then(Value::as_object)
@@ -106,7 +108,7 @@ fn json_api_files(doc: &Value) -> Result<(Vec<DistFile>, Vec<String>), String> {
                 .ok_or("a file without `url`")?;
             out.push(DistFile {
                 filename: filename.to_owned(),
-                url: url.to_owned(),
+                url: strip_fragment(&resolve_href(page, url)),
                 sha256: f
                     .pointer("/digests/sha256")
                     .and_then(Value::as_str)
@@ -375,7 +377,11 @@ mod tests {
         let api = serde_json::json!({"releases": {"1.0": [
             {"filename": "p-1.0-py3-none-any.whl", "url": "https://f/x.whl", "digests": {"sha256": "ab"}, "yanked": true, "upload_time_iso_8601": "2023-05-01T00:00:00.000000Z"}
         ], "0.9": []}});
-        let (files, empty) = json_api_files(&api).expect("parses");
+        let (files, empty) = json_api_files(&api, "https://h/pypi/p/json").expect("parses");
+        assert_eq!(files[0].url, "https://f/x.whl");
+        let rel = serde_json::json!({"releases": {"1.0": [{"filename": "p-1.0.tar.gz", "url": "../../packages/p-1.0.tar.gz"}]}});
+        let (rel, _) = json_api_files(&rel, "https://h/pypi/p/json").expect("parses");
+        assert_eq!(rel[0].url, "https://h/packages/p-1.0.tar.gz");
         assert_eq!(empty, ["0.9"]);
         let (v, _) = group("p", files);
         assert!(matches!(v[0].status, Status::Yanked { .. }));
