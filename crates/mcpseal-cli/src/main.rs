@@ -17,6 +17,10 @@ use crate::args::{Cli, Command};
 use crate::error::Outcome;
 
 fn main() -> ExitCode {
+    // The sandbox launcher runs before anything else starts a thread (see commands::sandbox).
+    if let Some(args) = commands::sandbox::launcher_args() {
+        return commands::sandbox::run(args);
+    }
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -29,4 +29,5 @@ pub use snapshot::{
 /// Re-exports of the crates the workflows are built on.
 pub use mcpseal_client as client;
 pub use mcpseal_report as report;
+pub use mcpseal_sources as sources;
 pub use mcpseal_surface as surface;

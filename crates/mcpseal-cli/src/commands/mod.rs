@@ -6,5 +6,6 @@ pub mod drift;
 pub mod lock;
 pub mod probe;
 pub mod rpc;
+pub mod sandbox;
 pub mod snapshot;
 pub mod verify;
