@@ -155,6 +155,35 @@ fn git_tags_build_and_run() {
         assert!(rt.block_on(s.install(&src, v)).expect("cached").reused);
     }
 
+    // Launch options the plan refuses: an unknown entry point, an invalid variable name.
+    let installed = rt
+        .block_on(s.install(&src, &list.versions[0]))
+        .expect("cached");
+    let mut opts = launch_options();
+    opts.bin = Some("nope".into());
+    let err = launch::plan(&installed, &opts).expect_err("no such entry");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}@1.0.0 has no entry point `nope` (it has: node)",
+            src.id()
+        )
+    );
+    let mut opts = launch_options();
+    opts.env.push(("A=B".into(), "x".into()));
+    assert!(matches!(
+        launch::plan(&installed, &opts),
+        Err(mcpseal_sources::LaunchError::BadEnvName(_))
+    ));
+    opts.env = vec![
+        ("HOME".into(), "/override".into()),
+        ("EXTRA".into(), "1".into()),
+    ];
+    let plan = launch::plan(&installed, &opts).expect("plan");
+    assert!(plan.env.contains(&("HOME".into(), "/override".into())));
+    assert_eq!(plan.env.iter().filter(|(k, _)| k == "HOME").count(), 1);
+    assert_eq!(plan.cwd, installed.workdir);
+
     // A failing build step is an install failure with the step's own output.
     let mut broken = g.clone();
     broken.build = vec![vec![
