@@ -1,5 +1,8 @@
-//! The only thing a rule sees: what the prelude learned, the transcript so far, and ways to send
-//! more probes. A rule never touches a transport, a socket or a child process.
+//! The only thing a rule sees: what the prelude learned, the exchanges shared by every rule
+//! (each fetched once per run, whichever rule asks first: the cacheable results, the tool
+//! listing, the `subscriptions/listen` stream, the GET stream, OAuth metadata), and ways to send
+//! more probes. A rule never touches a transport, a socket or a child process, and never reads
+//! what other rules sent: a finding does not depend on which rules ran before it.
 //!
 //! Every probe sent through the context is recorded, so the engine can tell afterwards whether
 //! the run was *measured* (every probe answered) or *incomplete* (some went unanswered).
@@ -13,6 +16,7 @@ use mcpseal_client::{
     Connection, Exchange, HEADER_MCP_METHOD, HEADER_PROTOCOL_VERSION, MetadataResponse,
     RawResponse, Request, Target, TransportKind, Wait,
 };
+use mcpseal_protocol::method;
 use serde_json::{Map, Value, json};
 use tokio::sync::OnceCell;
 
@@ -100,6 +104,7 @@ pub struct ProbeContext<'c> {
     rec: Recorder<'c>,
     prelude: Prelude,
     results: OnceCell<Vec<Exchange>>,
+    subscription: OnceCell<Option<Exchange>>,
     get_stream: OnceCell<Option<RawResponse>>,
     oauth: OnceCell<Vec<crate::oauth::AuthServer>>,
     listen_timeout: Duration,
@@ -113,6 +118,7 @@ impl<'c> ProbeContext<'c> {
             rec,
             prelude,
             results: OnceCell::new(),
+            subscription: OnceCell::new(),
             get_stream: OnceCell::new(),
             oauth: OnceCell::new(),
             listen_timeout,
@@ -166,16 +172,6 @@ impl<'c> ProbeContext<'c> {
     /// How long a `subscriptions/listen` probe waits for its acknowledgement.
     pub fn listen_timeout(&self) -> Duration {
         self.listen_timeout
-    }
-
-    /// Every exchange so far (prelude included), in order.
-    pub fn transcript(&self) -> Vec<Exchange> {
-        self.rec.transcript()
-    }
-
-    /// Every raw HTTP request so far.
-    pub fn raw_transcript(&self) -> Vec<RawResponse> {
-        self.rec.raw()
     }
 
     /// A 2026-07-28 request: the full `_meta` envelope and, over HTTP, the routing headers.
@@ -246,8 +242,10 @@ impl<'c> ProbeContext<'c> {
     /// path works. A stdio stream left open is the caller's to cancel: when depends on what the
     /// rule judges.
     pub async fn listen(&self, filter: &Map<String, Value>) -> Option<Exchange> {
-        let request =
-            self.client_request("subscriptions/listen", json!({"notifications": filter}))?;
+        let request = self.client_request(
+            method::SUBSCRIPTIONS_LISTEN,
+            json!({"notifications": filter}),
+        )?;
         Some(
             self.call_with(
                 request
@@ -256,6 +254,34 @@ impl<'c> ProbeContext<'c> {
             )
             .await,
         )
+    }
+
+    /// The one `subscriptions/listen` stream of the run, asking for every list change the
+    /// capabilities advertise ([`Prelude::listen_filter`]), opened on the client path once and
+    /// shared by the rules that judge it (SEAL009: is it served; SEAL026: is it acknowledged
+    /// right; SEAL027: does its result identify the server). `None` when nothing is advertised
+    /// or no path works. A stdio stream left open (acknowledged, no result yet) is cancelled
+    /// with `notifications/cancelled` right away; over HTTP closing the response ended it.
+    pub async fn subscription(&self) -> Option<&Exchange> {
+        self.subscription
+            .get_or_init(|| async {
+                let filter = self.prelude.listen_filter();
+                if filter.is_empty() {
+                    return None;
+                }
+                let ex = self.listen(&filter).await?;
+                if self.transport() == TransportKind::Stdio
+                    && ex.response.is_none()
+                    && ex.transport_error.is_none()
+                {
+                    let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
+                    self.notify(method::NOTIFICATION_CANCELLED, json!({"requestId": id}))
+                        .await;
+                }
+                Some(ex)
+            })
+            .await
+            .as_ref()
     }
 
     /// A notification on the client path (e.g. `notifications/cancelled`).
@@ -322,11 +348,15 @@ impl<'c> ProbeContext<'c> {
                     out.push(l.clone());
                 }
                 let mut first_uri = None;
-                for method in ["prompts/list", "resources/list", "resources/templates/list"] {
-                    let Some(ex) = self.call_client(method, json!({})).await else {
+                for list in [
+                    method::PROMPTS_LIST,
+                    method::RESOURCES_LIST,
+                    method::RESOURCES_TEMPLATES_LIST,
+                ] {
+                    let Some(ex) = self.call_client(list, json!({})).await else {
                         continue;
                     };
-                    if method == "resources/list" {
+                    if list == method::RESOURCES_LIST {
                         first_uri = ex
                             .result()
                             .and_then(|r| r.get("resources"))
@@ -343,7 +373,7 @@ impl<'c> ProbeContext<'c> {
                 }
                 if let Some(uri) = first_uri
                     && let Some(ex) = self
-                        .call_client("resources/read", json!({"uri": uri}))
+                        .call_client(method::RESOURCES_READ, json!({"uri": uri}))
                         .await
                     && ex.result().is_some()
                 {
@@ -355,11 +385,11 @@ impl<'c> ProbeContext<'c> {
     }
 }
 
-/// `method` without the `_meta` envelope, keeping the 2026 headers over HTTP.
-pub(crate) fn envelope_free(method: &str, params: Value) -> Request {
-    Request::modern(method, Some(params))
+/// `name` without the `_meta` envelope, keeping the 2026 headers over HTTP.
+pub(crate) fn envelope_free(name: &str, params: Value) -> Request {
+    Request::modern(name, Some(params))
         .without_envelope()
-        .header(HEADER_MCP_METHOD, method)
+        .header(HEADER_MCP_METHOD, name)
         .header(HEADER_PROTOCOL_VERSION, crate::protocol::TARGET_REVISION)
 }
 

@@ -5,9 +5,13 @@
 //! under `catch_unwind`; a rule that panics or returns an error is recorded as crashed and the
 //! run goes on. A crash is a bug in mcpseal, and it means a rule did not measure: such a run is
 //! reported *incomplete* (never ready, exit 2), exactly like a run with unanswered probes.
+//!
+//! A finding without evidence is refused the same way: every verdict quotes the exchanges
+//! behind it, so a rule that returns one is a bug, recorded as a crashed rule (none of that
+//! rule's findings is reported) rather than a claim nobody can check.
 
 use std::panic::AssertUnwindSafe;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use mcpseal_client::Connection;
@@ -184,6 +188,16 @@ async fn run(
         checks += 1;
         match AssertUnwindSafe((rule.run)(&ctx)).catch_unwind().await {
             Ok(Ok(mut found)) => {
+                if let Some(bare) = found.iter().find(|f| f.evidence.is_empty()) {
+                    crashed.push(CrashedRule {
+                        rule_id: rule.id.into(),
+                        error: format!(
+                            "returned a finding without evidence (\"{}\"); every finding must quote the exchanges behind it, so none of this rule's findings is reported (a bug in mcpseal)",
+                            bare.title
+                        ),
+                    });
+                    continue;
+                }
                 for f in &mut found {
                     rule.id.clone_into(&mut f.rule_id);
                 }
@@ -278,30 +292,13 @@ fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Now as RFC 3339 UTC (`2026-11-29T14:32:43Z`), without a date crate.
+/// Now as RFC 3339 UTC to the second (`2026-11-29T14:32:43Z`), the report's `startedAt`.
 fn rfc3339_now() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    let now = jiff::Timestamp::now();
+    // Whole seconds: sub-second digits would only add noise to reports and snapshots.
+    jiff::Timestamp::from_second(now.as_second())
+        .unwrap_or(now)
+        .to_string()
 }
 
 #[cfg(test)]
@@ -321,9 +318,12 @@ mod tests {
     }
 
     #[test]
-    fn timestamps_are_rfc3339() {
+    fn timestamps_are_rfc3339_utc_to_the_second() {
         let t = rfc3339_now();
         assert_eq!(t.len(), 20, "{t}");
         assert!(t.ends_with('Z') && t.starts_with("20"), "{t}");
+        let parsed: jiff::Timestamp = t.parse().expect("RFC 3339");
+        let age = jiff::Timestamp::now().as_second() - parsed.as_second();
+        assert!((0..=5).contains(&age), "{t} is {age} s from now");
     }
 }

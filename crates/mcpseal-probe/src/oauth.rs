@@ -1,7 +1,7 @@
 //! OAuth metadata discovery (HTTP only), shared by the authorization rules.
 //!
 //! Follows the client discovery order of 2026-07-28: the protected-resource metadata URL from a
-//! 401/403 `WWW-Authenticate: Bearer resource_metadata="…"` seen in the run, then
+//! 401/403 `WWW-Authenticate: Bearer resource_metadata="…"` seen in the prelude, then
 //! `/.well-known/oauth-protected-resource<endpoint path>`, then the root form; for up to five
 //! `authorization_servers`, RFC 8414 and OpenID discovery URLs (path-inserted, then
 //! path-appended). Documents are fetched without the user's headers (they usually carry a
@@ -62,9 +62,12 @@ pub async fn discover(ctx: &ProbeContext<'_>) -> Vec<AuthServer> {
     let Some((origin, path)) = split_url(endpoint) else {
         return Vec::new();
     };
+    // The prelude's answers, never the run's so far: the documents found must not depend on
+    // which rule asked first.
     let mut candidates: Vec<String> = ctx
-        .transcript()
-        .iter()
+        .prelude()
+        .exchanges()
+        .into_iter()
         .filter(|e| matches!(e.http_status, Some(401 | 403)))
         .filter_map(|e| {
             e.response_header("www-authenticate")

@@ -25,6 +25,7 @@
 //! the 2025 path depends on it.
 
 use mcpseal_client::{Exchange, Request, TransportKind};
+use mcpseal_protocol::method;
 use serde_json::{Map, Value, json};
 
 use crate::context::{Recorder, envelope_free};
@@ -92,12 +93,14 @@ pub struct Prelude {
 impl Prelude {
     /// Runs the prelude.
     pub(crate) async fn run(rec: &Recorder<'_>) -> Prelude {
-        let discover = rec.send(Request::modern("server/discover", None)).await;
+        let discover = rec
+            .send(Request::modern(method::SERVER_DISCOVER, None))
+            .await;
         let bare_listing = rec
-            .send(Request::modern("tools/list", Some(json!({}))))
+            .send(Request::modern(method::TOOLS_LIST, Some(json!({}))))
             .await;
         let init = Request::legacy(
-            "initialize",
+            method::INITIALIZE,
             Some(json!({
                 "protocolVersion": mcpseal_client::Era::Legacy.revision(),
                 "capabilities": {},
@@ -129,11 +132,11 @@ impl Prelude {
         let modern_works = p.discover.result().is_some() || p.bare_listing.result().is_some();
         if p.bare_listing.error().is_some() && p.initialize.result().is_some() {
             p.initialized = Some(
-                rec.send(Request::legacy("notifications/initialized", None).notification())
+                rec.send(Request::legacy(method::NOTIFICATION_INITIALIZED, None).notification())
                     .await,
             );
             p.post_handshake_listing = Some(
-                rec.send(Request::legacy("tools/list", Some(json!({}))))
+                rec.send(Request::legacy(method::TOOLS_LIST, Some(json!({}))))
                     .await,
             );
         }
@@ -149,14 +152,17 @@ impl Prelude {
             None
         };
         if p.path.is_none() && p.bare_listing.error().is_some() {
-            let free = rec.send(envelope_free("tools/list", json!({}))).await;
+            let free = rec.send(envelope_free(method::TOOLS_LIST, json!({}))).await;
             if free.result().is_some() {
                 p.root_cause = Some(RootCause::RejectsEnvelope);
             }
             p.envelope_free_listing = Some(free);
             if p.root_cause.is_none() && rec.transport() == TransportKind::Http {
                 let headerless = rec
-                    .send(Request::modern("tools/list", Some(json!({}))).without_standard_headers())
+                    .send(
+                        Request::modern(method::TOOLS_LIST, Some(json!({})))
+                            .without_standard_headers(),
+                    )
                     .await;
                 if headerless.result().is_some() {
                     p.root_cause = Some(RootCause::RejectsHeaders);
@@ -168,13 +174,29 @@ impl Prelude {
             p.listings.push(first);
             for _ in 0..2 {
                 let request = match p.path {
-                    Some(ClientPath::Legacy) => Request::legacy("tools/list", Some(json!({}))),
-                    _ => Request::modern("tools/list", Some(json!({}))),
+                    Some(ClientPath::Legacy) => {
+                        Request::legacy(method::TOOLS_LIST, Some(json!({})))
+                    }
+                    _ => Request::modern(method::TOOLS_LIST, Some(json!({}))),
                 };
                 p.listings.push(rec.send(request).await);
             }
         }
         p
+    }
+
+    /// Every exchange the prelude sent, each once, in the order sent. Rules that judge "what the
+    /// server said" judge these (and their own probes), never the transcript of the run so far:
+    /// a finding must not depend on which other rules ran before it.
+    pub fn exchanges(&self) -> Vec<&Exchange> {
+        let mut out = vec![&self.discover, &self.bare_listing, &self.initialize];
+        out.extend(self.initialized.iter());
+        out.extend(self.post_handshake_listing.iter());
+        out.extend(self.envelope_free_listing.iter());
+        out.extend(self.headerless_listing.iter());
+        // `listings[0]` is a copy of the effective listing, already above.
+        out.extend(self.listings.iter().skip(1));
+        out
     }
 
     /// The listing a working client got: the bare one, else the post-handshake one.

@@ -70,7 +70,7 @@ pub async fn removed_method(ctx: &ProbeContext<'_>, method: &str, params: Value)
         return Liveness::Live(vec![modern]);
     }
     if modern.error_code() == Some(METHOD_NOT_FOUND) {
-        return fresh_check(ctx, method, params).await;
+        return fresh_check(ctx, modern, params).await;
     }
     let legacy = ctx.call_legacy(method, params).await;
     if legacy.transport_error.is_some() {
@@ -93,22 +93,15 @@ pub async fn removed_method(ctx: &ProbeContext<'_>, method: &str, params: Value)
 /// stdio: a method that is gone in the probed process may still be alive as the first
 /// message of a process (rmcp answers `ping` until another request fixed the process's era).
 /// Servers MUST NOT derive behaviour from earlier requests, so ask a fresh process too.
-async fn fresh_check(ctx: &ProbeContext<'_>, method: &str, params: Value) -> Liveness {
+async fn fresh_check(ctx: &ProbeContext<'_>, gone: Exchange, params: Value) -> Liveness {
     if ctx.prelude().path != Some(crate::prelude::ClientPath::Modern) {
         return Liveness::Gone;
     }
     match ctx
-        .call_fresh(mcpseal_client::Request::modern(method, Some(params)))
+        .call_fresh(mcpseal_client::Request::modern(gone.method(), Some(params)))
         .await
     {
-        Some(ex) if ex.result().is_some() => {
-            let earlier = ctx
-                .transcript()
-                .into_iter()
-                .rev()
-                .find(|e| e.method() == method && e.error_code() == Some(METHOD_NOT_FOUND));
-            Liveness::LiveWhenFirst(earlier.into_iter().chain([ex]).collect())
-        }
+        Some(ex) if ex.result().is_some() => Liveness::LiveWhenFirst(vec![gone, ex]),
         _ => Liveness::Gone,
     }
 }

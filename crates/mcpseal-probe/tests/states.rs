@@ -106,3 +106,56 @@ async fn a_panicking_rule_is_recorded_as_crashed_and_the_run_goes_on() {
     assert_eq!(report.state, RunState::Incomplete);
     assert!(!report.ready);
 }
+
+async fn no_evidence(_ctx: &ProbeContext<'_>) -> RuleResult {
+    Ok(vec![BARE.finding(
+        "claimed without quoting anything".into(),
+        "every finding quotes its exchanges",
+        "none",
+    )])
+}
+
+fn boxed_no_evidence<'a, 'c>(ctx: &'a ProbeContext<'c>) -> mcpseal_probe::rule::RuleFuture<'a> {
+    Box::pin(no_evidence(ctx))
+}
+
+static BARE: Rule = Rule {
+    id: "TEST002",
+    anchor_id: None,
+    title: "a finding without evidence",
+    severity: Severity::Error,
+    remediation: Remediation::Sdk,
+    spec_path: "changelog",
+    transports: &[mcpseal_client::TransportKind::Stdio],
+    rationale: "",
+    run: boxed_no_evidence,
+};
+
+#[tokio::test]
+async fn a_finding_without_evidence_is_refused_as_a_crashed_rule() {
+    let target = Target::stdio(stdio_argv(&["--mode", "legacy"]));
+    let report = tokio::time::timeout(DEADLINE, async {
+        let conn = mcpseal_client::Connection::open(&target, options())
+            .await
+            .expect("open");
+        let mut rules: Vec<&Rule> = vec![&BARE];
+        rules.extend(mcpseal_probe::rules::REGISTRY.iter().copied());
+        probe_with(&conn, &common::all_rules(), &rules).await
+    })
+    .await
+    .expect("deadline");
+    // The claim is not reported; the rule is a crash, with a message saying why…
+    assert!(!report.findings.iter().any(|f| f.rule_id == "TEST002"));
+    assert_eq!(report.crashed_rules.len(), 1, "{:?}", report.crashed_rules);
+    assert_eq!(report.crashed_rules[0].rule_id, "TEST002");
+    assert!(
+        report.crashed_rules[0].error.contains("without evidence"),
+        "{}",
+        report.crashed_rules[0].error
+    );
+    // …and the run is incomplete, never ready; the other rules still report (with evidence).
+    assert_eq!(report.state, RunState::Incomplete);
+    assert!(!report.ready);
+    assert!(report.findings.iter().any(|f| f.rule_id == "SEAL001"));
+    assert!(report.findings.iter().all(|f| !f.evidence.is_empty()));
+}

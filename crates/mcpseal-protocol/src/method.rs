@@ -24,6 +24,8 @@ pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
 pub const RESOURCES_READ: &str = "resources/read";
 /// Subscribe to one resource (2025).
 pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+/// Unsubscribe from one resource (2025).
+pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
 /// List prompts.
 pub const PROMPTS_LIST: &str = "prompts/list";
 /// Get a prompt.
@@ -32,6 +34,14 @@ pub const PROMPTS_GET: &str = "prompts/get";
 pub const COMPLETION_COMPLETE: &str = "completion/complete";
 /// Set the log level (2025).
 pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+/// 2025 core tasks (2026-07-28: gone; tasks moved to an extension): list tasks.
+pub const TASKS_LIST: &str = "tasks/list";
+/// Tasks: the state of one task (core in 2025, the tasks extension in 2026-07-28).
+pub const TASKS_GET: &str = "tasks/get";
+/// Tasks: cancel one task.
+pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// 2025 core tasks (2026-07-28: gone): the result of a finished task.
+pub const TASKS_RESULT: &str = "tasks/result";
 /// 2026-07-28: open a subscription stream.
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 /// 2026-07-28: the acknowledgement that opens a `subscriptions/listen` stream.
@@ -41,6 +51,12 @@ pub const NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED: &str =
 pub const NOTIFICATION_CANCELLED: &str = "notifications/cancelled";
 /// Progress of a request in flight.
 pub const NOTIFICATION_PROGRESS: &str = "notifications/progress";
+/// A log message.
+pub const NOTIFICATION_MESSAGE: &str = "notifications/message";
+/// A subscribed resource changed.
+pub const NOTIFICATION_RESOURCES_UPDATED: &str = "notifications/resources/updated";
+/// 2025 core tasks: a task changed state.
+pub const NOTIFICATION_TASKS_STATUS: &str = "notifications/tasks/status";
 /// The tool list changed.
 pub const NOTIFICATION_TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 /// The resource list changed.

@@ -14,10 +14,11 @@ crate::rule! {
     /// mints or echoes `Mcp-Session-Id` and ignores one sent by a legacy client. Applications
     /// that need conversation state carry it explicitly in their own data.
     ///
-    /// Fires when a response to a 2026 request carried the header, or, on a server that does
-    /// not serve 2026 requests at all, when any response did (one finding with the count). A
-    /// dual-era server that keeps sessions for its 2025 clients only (e.g. rmcp's
-    /// `legacy_session_mode`) is not faulted: that is what dual-era means.
+    /// Judged on the prelude's exchanges. Fires when a response to a 2026 request carried the
+    /// header, or, on a server that does not serve 2026 requests at all, when any response did
+    /// (one finding with the count). A dual-era server that keeps sessions for its 2025
+    /// clients only (e.g. rmcp's `legacy_session_mode`) is not faulted: that is what dual-era
+    /// means.
     pub static SEAL003 = {
         id: "SEAL003",
         anchor: Some("MCP003"),
@@ -31,15 +32,17 @@ crate::rule! {
 }
 
 async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
-    let transcript = ctx.transcript();
+    // The prelude's exchanges: the same for every selection of rules.
+    let exchanges = ctx.prelude().exchanges();
     // A dual-era server may keep sessions for 2025 clients: only answers to 2026 requests
     // count, unless the server does not serve 2026 requests at all.
     let unmigrated = matches!(
         ctx.prelude().era(),
         ObservedEra::Stateful | ObservedEra::Legacy
     );
-    let with: Vec<_> = transcript
+    let with: Vec<_> = exchanges
         .iter()
+        .copied()
         .filter(|e| e.response_header(HEADER_SESSION_ID).is_some())
         .filter(|e| unmigrated || is_modern_request(e))
         .collect();
@@ -52,13 +55,13 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                 format!(
                     "{} of {} responses carried `Mcp-Session-Id` (first on `{}`).",
                     with.len(),
-                    transcript.len(),
+                    exchanges.len(),
                     first.method()
                 ),
                 "2026-07-28 has no protocol sessions: servers never mint or echo `Mcp-Session-Id` and ignore it on requests.",
                 "Upgrade to an MCP SDK that speaks 2026-07-28 and run its HTTP handler stateless (e.g. Go `StreamableHTTPOptions.Stateless = true`); keep any application state out of the transport.",
             )
-            .evidence(with.into_iter().take(2)),
+            .evidence(with.iter().copied().take(2)),
     ])
 }
 

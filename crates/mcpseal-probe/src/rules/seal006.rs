@@ -1,3 +1,4 @@
+use mcpseal_protocol::method;
 use serde_json::json;
 
 use crate::context::ProbeContext;
@@ -31,7 +32,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     judge_removed(
         ctx,
         &SEAL006,
-        &[("ping", json!({}))],
+        &[(method::PING, json!({}))],
         "`ping` does not exist in 2026-07-28: unknown methods get -32601 Method not found (HTTP 404).",
         "Upgrade to an MCP SDK that speaks 2026-07-28 (it no longer registers `ping`); remove any hand-written `ping` handler.",
     )

@@ -1,3 +1,4 @@
+use mcpseal_protocol::method;
 use serde_json::json;
 
 use crate::context::ProbeContext;
@@ -30,7 +31,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     judge_removed(
         ctx,
         &SEAL007,
-        &[("logging/setLevel", json!({"level": "info"}))],
+        &[(method::LOGGING_SET_LEVEL, json!({"level": "info"}))],
         "`logging/setLevel` does not exist in 2026-07-28 (-32601); the log level travels per request in `_meta[\"io.modelcontextprotocol/logLevel\"]`.",
         "Upgrade to an MCP SDK that speaks 2026-07-28; read the level from each request's `_meta` instead of a stored setting.",
     )

@@ -1,3 +1,4 @@
+use mcpseal_protocol::method;
 use serde_json::json;
 
 use crate::context::ProbeContext;
@@ -36,8 +37,8 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         ctx,
         &SEAL008,
         &[
-            ("resources/subscribe", json!({"uri": BOGUS_URI})),
-            ("resources/unsubscribe", json!({"uri": BOGUS_URI})),
+            (method::RESOURCES_SUBSCRIBE, json!({"uri": BOGUS_URI})),
+            (method::RESOURCES_UNSUBSCRIBE, json!({"uri": BOGUS_URI})),
         ],
         "`resources/subscribe` and `resources/unsubscribe` do not exist in 2026-07-28 (-32601); resource updates are requested with `subscriptions/listen` and `notifications.resourceSubscriptions`.",
         "Upgrade to an MCP SDK that speaks 2026-07-28 and serve resource updates through `subscriptions/listen`.",

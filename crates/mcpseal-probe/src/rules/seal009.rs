@@ -1,6 +1,7 @@
 use mcpseal_client::META_SUBSCRIPTION_ID;
+use mcpseal_protocol::method::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED;
 use mcpseal_report::Severity;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::context::ProbeContext;
 use crate::protocol::METHOD_NOT_FOUND;
@@ -19,9 +20,10 @@ crate::rule! {
     /// serve `subscriptions/listen` promises notifications no 2026 client can receive.
     ///
     /// Only probed when `tools`, `prompts` or `resources` advertise `listChanged: true`; the
-    /// filter asks only for what is advertised. The acknowledgement counts as the answer.
-    /// Silence is never a pass (mcp-stateless 0.1.5 counted its timeout as one): an
-    /// unanswered listen makes the run incomplete.
+    /// filter asks only for what is advertised (the run's one listen stream, shared with
+    /// SEAL026 and SEAL027). The acknowledgement counts as the answer. Silence is never a pass
+    /// (mcp-stateless 0.1.5 counted its timeout as one): an unanswered listen makes the run
+    /// incomplete.
     pub static SEAL009 = {
         id: "SEAL009",
         anchor: Some("MCP009"),
@@ -36,11 +38,8 @@ crate::rule! {
 
 async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     let filter = ctx.prelude().listen_filter();
-    if filter.is_empty() {
-        return Ok(Vec::new());
-    }
     let advertised = filter.keys().cloned().collect::<Vec<_>>().join(", ");
-    let Some(ex) = ctx.listen(&filter).await else {
+    let Some(ex) = ctx.subscription().await else {
         return Ok(Vec::new());
     };
     if ex.transport_error.is_some() {
@@ -48,17 +47,12 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     }
     let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
     let acknowledged = ex.notifications.iter().any(|n| {
-        n.get("method").and_then(Value::as_str) == Some("notifications/subscriptions/acknowledged")
+        n.get("method").and_then(Value::as_str) == Some(NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED)
             && n.pointer("/params/_meta")
                 .and_then(|m| m.get(META_SUBSCRIPTION_ID))
                 == Some(&id)
     });
     if acknowledged {
-        if ctx.transport() == mcpseal_client::TransportKind::Stdio && ex.response.is_none() {
-            // End the stream we opened; over HTTP closing the response already did.
-            ctx.notify("notifications/cancelled", json!({"requestId": id}))
-                .await;
-        }
         return Ok(Vec::new());
     }
     if ex.result().is_some() {
@@ -71,12 +65,12 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     };
     let mut finding = SEAL009
         .finding(
-            format!("The server advertises listChanged ({advertised}), but {}.", describe(&ex)),
+            format!("The server advertises listChanged ({advertised}), but {}.", describe(ex)),
             "A server advertising `listChanged` serves `subscriptions/listen`: it first sends `notifications/subscriptions/acknowledged` with `_meta[\"io.modelcontextprotocol/subscriptionId\"]` = the listen request id, then the requested notifications.",
             "Upgrade to an MCP SDK that speaks 2026-07-28 (it serves `subscriptions/listen`); if you do not send change notifications, stop advertising `listChanged`.",
         )
         .severity(severity)
-        .evidence([&ex]);
+        .evidence([ex]);
     if severity == Severity::Warning {
         finding = finding.titled(
             "subscriptions/listen was rejected despite advertised listChanged capabilities",

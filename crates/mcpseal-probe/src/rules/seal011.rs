@@ -1,3 +1,4 @@
+use mcpseal_protocol::method;
 use serde_json::json;
 
 use crate::context::ProbeContext;
@@ -29,7 +30,7 @@ crate::rule! {
 
 async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     let Some(ex) = ctx
-        .call_client("resources/read", json!({"uri": BOGUS_URI}))
+        .call_client(method::RESOURCES_READ, json!({"uri": BOGUS_URI}))
         .await
     else {
         return Ok(Vec::new());

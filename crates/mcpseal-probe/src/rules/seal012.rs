@@ -1,4 +1,5 @@
 use mcpseal_client::{HEADER_MCP_METHOD, Request, TransportKind};
+use mcpseal_protocol::method;
 use serde_json::json;
 
 use crate::context::ProbeContext;
@@ -45,7 +46,8 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     if p.root_cause.is_none() {
         let version = ctx
             .call_with(
-                Request::modern("tools/list", Some(json!({}))).with_protocol_version(BOGUS_VERSION),
+                Request::modern(method::TOOLS_LIST, Some(json!({})))
+                    .with_protocol_version(BOGUS_VERSION),
             )
             .await;
         match version.error_code() {
@@ -68,8 +70,8 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         if ctx.transport() == TransportKind::Http {
             let mismatch = ctx
                 .call_with(
-                    Request::modern("tools/list", Some(json!({})))
-                        .header(HEADER_MCP_METHOD, "tools/call"),
+                    Request::modern(method::TOOLS_LIST, Some(json!({})))
+                        .header(HEADER_MCP_METHOD, method::TOOLS_CALL),
                 )
                 .await;
             match mismatch.error_code() {

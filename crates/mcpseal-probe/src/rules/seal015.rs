@@ -1,5 +1,6 @@
 use crate::context::ProbeContext;
 use crate::rule::{FindingExt, RuleResult};
+use mcpseal_protocol::method;
 
 crate::rule! {
     /// The server declares the deprecated `logging` capability.
@@ -34,9 +35,9 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         return Ok(Vec::new());
     };
     let (source, ex) = if p.capabilities_from_discover() {
-        ("server/discover", &p.discover)
+        (method::SERVER_DISCOVER, &p.discover)
     } else {
-        ("initialize", &p.initialize)
+        (method::INITIALIZE, &p.initialize)
     };
     Ok(vec![
         SEAL015

@@ -30,10 +30,13 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     if !is_event_stream(raw) || !announces_endpoint(raw) {
         return Ok(Vec::new());
     }
+    // The query of the announced endpoint carries a session id minted per connection: quoted,
+    // it would give the same finding a new fingerprint on every run (it is in the evidence).
     let first = raw
         .body_preview
         .lines()
         .take(2)
+        .map(without_query)
         .collect::<Vec<_>>()
         .join(" | ");
     Ok(vec![
@@ -45,4 +48,27 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             )
             .evidence_value(serde_json::to_value(raw).unwrap_or_default()),
     ])
+}
+
+/// `data: /messages?sessionId=…` → `data: /messages?…`; other lines unchanged.
+fn without_query(line: &str) -> String {
+    match line.split_once('?') {
+        Some((path, _)) if line.starts_with("data:") => format!("{path}?…"),
+        _ => line.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_query;
+
+    #[test]
+    fn the_endpoint_query_is_not_quoted() {
+        assert_eq!(
+            without_query("data: /mcp?sessionId=050413f2"),
+            "data: /mcp?…"
+        );
+        assert_eq!(without_query("data: /messages"), "data: /messages");
+        assert_eq!(without_query("event: endpoint"), "event: endpoint");
+    }
 }

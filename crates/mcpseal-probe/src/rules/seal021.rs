@@ -1,4 +1,5 @@
 use mcpseal_client::{HEADER_MCP_NAME, Request};
+use mcpseal_protocol::method;
 use mcpseal_report::Severity;
 use serde_json::json;
 
@@ -48,8 +49,8 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         });
     };
     for (method, params) in [
-        ("tasks/list", json!({})),
-        ("tasks/result", json!({"taskId": BOGUS_TASK})),
+        (method::TASKS_LIST, json!({})),
+        (method::TASKS_RESULT, json!({"taskId": BOGUS_TASK})),
     ] {
         let verdict = removed_method(ctx, method, params).await;
         if let Some(observed) = verdict.observed() {
@@ -91,7 +92,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             // The tasks extension routes `tasks/get` by `Mcp-Name` = taskId over HTTP.
             let get = ctx
                 .call_with(
-                    Request::modern("tasks/get", Some(json!({"taskId": BOGUS_TASK})))
+                    Request::modern(method::TASKS_GET, Some(json!({"taskId": BOGUS_TASK})))
                         .header(HEADER_MCP_NAME, BOGUS_TASK),
                 )
                 .await;

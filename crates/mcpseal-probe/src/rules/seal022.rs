@@ -1,9 +1,8 @@
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, BTreeSet};
 
-use jsonschema::ValidatorMap;
-use jsonschema::error::ValidationErrorKind;
 use mcpseal_client::Exchange;
+use mcpseal_protocol::{Era, method};
+use mcpseal_schema::wire;
 use serde_json::Value;
 
 use crate::context::ProbeContext;
@@ -20,11 +19,12 @@ crate::rule! {
     /// conformance suite (`wire-schema-valid`), reject what does not validate; a server whose
     /// hand-built or pre-final result drifts from it breaks them in ways no single rule names.
     ///
-    /// Every response (and every server notification) in the transcript so far, plus the
-    /// cacheable results a client fetches, is validated against the verbatim schema of the
-    /// era the request was dressed in: requests carrying `params._meta` against
-    /// `schema/2026-07-28/schema.json` (only when `server/discover` answered, i.e. the server
-    /// claims 2026), the others against `schema/2025-11-25/schema.json`. Results are mapped by
+    /// Every response (and every server notification) of the prelude, of the cacheable results
+    /// a client fetches (discover, the four lists with every `tools/list` page, the first
+    /// resource read), is validated against the verbatim schema of the era the request was
+    /// dressed in: requests carrying `params._meta` against `schema/2026-07-28/schema.json`
+    /// (only when `server/discover` answered, i.e. the server claims 2026), the others against
+    /// `schema/2025-11-25/schema.json`. Results are mapped by
     /// method to their result definition (`server/discover` → `DiscoverResult`, `tools/list`
     /// → `ListToolsResult`, …; `resultType: "input_required"` → `InputRequiredResult`), errors
     /// to `JSONRPCErrorResponse`, notifications by method. Methods the rule cannot map (removed
@@ -37,8 +37,9 @@ crate::rule! {
     /// error response is SEAL034's (JSON-RPC allows `null` only when the id could not be
     /// read; over stdio such an error cannot be matched and the probe goes unanswered). One
     /// finding per (method, instance path, keyword), array indices folded, so twenty tools
-    /// with the same fault give one finding. Exchanges sent by later rules (SEAL023 on) are
-    /// not in the transcript yet.
+    /// with the same fault give one finding. Exchanges other rules send are never judged here:
+    /// the verdict is the same whichever rules run. Only the definitions a run validates
+    /// against are compiled (lazily, once per process).
     pub static SEAL022 = {
         id: "SEAL022",
         anchor: None,
@@ -51,127 +52,64 @@ crate::rule! {
     };
 }
 
-const SCHEMA_2026: &str = include_str!("../../schema/schema-2026-07-28.json");
-const SCHEMA_2025: &str = include_str!("../../schema/schema-2025-11-25.json");
-
 /// Findings beyond this many groups are summarised in the last one.
 const MAX_GROUPS: usize = 20;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum SchemaEra {
-    Modern,
-    Legacy,
-}
-
-impl SchemaEra {
-    fn label(self) -> &'static str {
-        match self {
-            SchemaEra::Modern => "2026-07-28",
-            SchemaEra::Legacy => "2025-11-25",
-        }
-    }
-
-    fn validators(self) -> Result<&'static ValidatorMap, String> {
-        static MODERN: OnceLock<Result<ValidatorMap, String>> = OnceLock::new();
-        static LEGACY: OnceLock<Result<ValidatorMap, String>> = OnceLock::new();
-        let (cell, text) = match self {
-            SchemaEra::Modern => (&MODERN, SCHEMA_2026),
-            SchemaEra::Legacy => (&LEGACY, SCHEMA_2025),
-        };
-        cell.get_or_init(|| {
-            let schema: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-            jsonschema::options()
-                .build_map(&schema)
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(|e| format!("the vendored {} schema: {e}", self.label()))
-    }
-}
-
-/// The result definition of `method` in `era`.
-fn result_def(era: SchemaEra, method: &str, result: &Value) -> Option<&'static str> {
-    let input_required = result.get("resultType").and_then(Value::as_str) == Some("input_required");
-    if era == SchemaEra::Modern
-        && input_required
-        && matches!(method, "tools/call" | "prompts/get" | "resources/read")
-    {
-        return Some("InputRequiredResult");
-    }
-    let common = match method {
-        "tools/list" => Some("ListToolsResult"),
-        "resources/list" => Some("ListResourcesResult"),
-        "resources/templates/list" => Some("ListResourceTemplatesResult"),
-        "prompts/list" => Some("ListPromptsResult"),
-        "resources/read" => Some("ReadResourceResult"),
-        "prompts/get" => Some("GetPromptResult"),
-        "tools/call" => Some("CallToolResult"),
-        "completion/complete" => Some("CompleteResult"),
-        _ => None,
-    };
-    common.or(match (era, method) {
-        (SchemaEra::Modern, "server/discover") => Some("DiscoverResult"),
-        (SchemaEra::Modern, "subscriptions/listen") => Some("SubscriptionsListenResult"),
-        (SchemaEra::Legacy, "initialize") => Some("InitializeResult"),
-        (
-            SchemaEra::Legacy,
-            "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe",
-        ) => Some("EmptyResult"),
-        (SchemaEra::Legacy, "tasks/list") => Some("ListTasksResult"),
-        (SchemaEra::Legacy, "tasks/get") => Some("GetTaskResult"),
-        (SchemaEra::Legacy, "tasks/cancel") => Some("CancelTaskResult"),
-        (SchemaEra::Legacy, "tasks/result") => Some("GetTaskPayloadResult"),
-        _ => None,
-    })
-}
-
-/// The notification definition of `method` in `era`.
-fn notification_def(era: SchemaEra, method: &str) -> Option<&'static str> {
-    let common = match method {
-        "notifications/progress" => Some("ProgressNotification"),
-        "notifications/message" => Some("LoggingMessageNotification"),
-        "notifications/tools/list_changed" => Some("ToolListChangedNotification"),
-        "notifications/prompts/list_changed" => Some("PromptListChangedNotification"),
-        "notifications/resources/list_changed" => Some("ResourceListChangedNotification"),
-        "notifications/resources/updated" => Some("ResourceUpdatedNotification"),
-        "notifications/cancelled" => Some("CancelledNotification"),
-        _ => None,
-    };
-    common.or(match (era, method) {
-        (SchemaEra::Modern, "notifications/subscriptions/acknowledged") => {
-            Some("SubscriptionsAcknowledgedNotification")
-        }
-        (SchemaEra::Legacy, "notifications/tasks/status") => Some("TaskStatusNotification"),
-        _ => None,
-    })
-}
+/// Violations kept per validated message (a hostile result may fail everywhere).
+const MAX_PER_MESSAGE: usize = 200;
 
 /// Methods whose `resultType`/`ttlMs`/`cacheScope` SEAL004/SEAL005 judge.
 const CACHEABLE: &[&str] = &[
-    "server/discover",
-    "tools/list",
-    "prompts/list",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
+    method::SERVER_DISCOVER,
+    method::TOOLS_LIST,
+    method::PROMPTS_LIST,
+    method::RESOURCES_LIST,
+    method::RESOURCES_TEMPLATES_LIST,
+    method::RESOURCES_READ,
 ];
 
 /// One schema violation, before grouping.
 struct Violation {
-    era: SchemaEra,
+    era: Era,
     /// What was validated: `response to tools/list` / `notification notifications/progress`.
     message: String,
     method: String,
-    id: Value,
     path: String,
     keyword: String,
     def: &'static str,
     detail: String,
 }
 
+/// What this rule validates: the prelude's exchanges, then the cacheable results and the
+/// further `tools/list` pages (shared, fetched once per run whichever rule asks first), each
+/// once. Never what other rules sent.
+async fn judged<'a>(ctx: &'a ProbeContext<'_>) -> Vec<&'a Exchange> {
+    let mut out = ctx.prelude().exchanges();
+    let mut seen: BTreeSet<String> = out.iter().map(|e| id_of(e)).collect();
+    let cacheable = ctx.cacheable_results().await;
+    let pages = ctx
+        .tool_listing()
+        .await
+        .map(|l| l.pages.as_slice())
+        .unwrap_or_default();
+    for ex in cacheable.iter().chain(pages) {
+        if seen.insert(id_of(ex)) {
+            out.push(ex);
+        }
+    }
+    out
+}
+
+/// A request's JSON-RPC id as text (only to tell exchanges apart, never shown).
+fn id_of(ex: &Exchange) -> String {
+    ex.request
+        .get("id")
+        .map(Value::to_string)
+        .unwrap_or_default()
+}
+
 async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     let discover_answered = ctx.prelude().discover_result().is_some();
-    // Fetch what a client fetches, so the rule judges it under `--only` too.
     let cacheable = ctx.cacheable_results().await;
     // SEAL004's verdict: when a cacheable result lacks a valid `resultType`, the server omits
     // it everywhere, and every other result saying so would be the same root cause.
@@ -183,11 +121,11 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             Some("complete" | "input_required")
         )
     });
-    let transcript = ctx.transcript();
+    let exchanges = judged(ctx).await;
     let mut violations = Vec::new();
     let mut evidence: BTreeMap<(String, String, String), Vec<&Exchange>> = BTreeMap::new();
     let mut counted = BTreeMap::new();
-    for ex in &transcript {
+    for ex in exchanges {
         let modern = ex
             .request
             .pointer("/params/_meta")
@@ -195,11 +133,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         if modern && !discover_answered {
             continue;
         }
-        let era = if modern {
-            SchemaEra::Modern
-        } else {
-            SchemaEra::Legacy
-        };
+        let era = if modern { Era::Modern } else { Era::Legacy };
         let found = judge(ex, era, result_type_judged).map_err(crate::rule::RuleError)?;
         for v in found {
             let key = (v.method.clone(), fold(&v.path), v.keyword.clone());
@@ -225,10 +159,9 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         };
         let path = if v.path.is_empty() { "/" } else { &v.path };
         let mut observed = format!(
-            "The {} (id {}) fails the {} schema's `{}` at instance path `{path}`, keyword `{}`: {}{more}.",
+            "The {} fails the {} schema's `{}` at instance path `{path}`, keyword `{}`: {}{more}.",
             v.message,
-            v.id,
-            v.era.label(),
+            v.era.revision(),
             v.def,
             v.keyword,
             v.detail
@@ -246,8 +179,8 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                     &format!(
                         "Every message validates against `#/$defs/{}` of the official {} schema (`schema/{}/schema.json`).",
                         v.def,
-                        v.era.label(),
-                        v.era.label()
+                        v.era.revision(),
+                        v.era.revision()
                     ),
                     "Fix the field named by the instance path so the message matches the official schema; if the SDK builds this message, upgrade to a release built from the final 2026-07-28 schema.",
                 )
@@ -272,59 +205,60 @@ fn fold(path: &str) -> String {
 }
 
 /// Every violation in one exchange (its response and the notifications it carried).
-fn judge(
-    ex: &Exchange,
-    era: SchemaEra,
-    result_type_judged: bool,
-) -> Result<Vec<Violation>, String> {
-    let map = era.validators()?;
+fn judge(ex: &Exchange, era: Era, result_type_judged: bool) -> Result<Vec<Violation>, String> {
     let method = ex.method().to_owned();
-    let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
     let mut out = Vec::new();
     let mut run = |def: &'static str,
                    instance: &Value,
                    prefix: &str,
                    message: String,
                    msg_method: &str,
-                   skip: &dyn Fn(&str, &ValidationErrorKind) -> bool|
+                   skip: &dyn Fn(&mcpseal_schema::Violation) -> bool|
      -> Result<(), String> {
-        let validator = map
-            .get(&format!("#/$defs/{def}"))
-            .ok_or_else(|| format!("`{def}` is not in the {} schema", era.label()))?;
-        for err in validator.iter_errors(instance) {
-            let path = format!("{prefix}{}", err.instance_path().as_str());
-            if skip(&path, err.kind()) {
+        let schema =
+            wire::definition(era, def).map_err(|e| format!("the vendored {era} schema: {e}"))?;
+        for err in schema.first_violations(instance, MAX_PER_MESSAGE) {
+            if skip(&err) {
                 continue;
             }
+            let path = format!("{prefix}{}", err.instance_path);
+            // A message's root (and its `id`) is the whole JSON-RPC envelope: quote its shape,
+            // not its values, so the request id never reaches the observed text.
+            let detail = if prefix.is_empty()
+                && (err.instance_path.is_empty() || err.instance_path == "/id")
+            {
+                &err.masked_message
+            } else {
+                &err.message
+            };
             out.push(Violation {
                 era,
                 message: message.clone(),
                 method: msg_method.to_owned(),
-                id: id.clone(),
                 path,
-                keyword: err.kind().keyword().to_owned(),
+                keyword: err.keyword.clone(),
                 def,
-                detail: cut(&err.to_string(), 160),
+                detail: cut(detail, 160),
             });
         }
         Ok(())
     };
-    let never = |_: &str, _: &ValidationErrorKind| false;
+    let never = |_: &mcpseal_schema::Violation| false;
     if let Some(response) = &ex.response {
         if response.get("error").is_some() {
             let null_id = response.get("id") == Some(&Value::Null);
             run(
-                "JSONRPCErrorResponse",
+                wire::ERROR_RESPONSE,
                 response,
                 "",
                 format!("error response to `{method}`"),
                 &method,
-                &|path, _| null_id && path == "/id",
+                &|v| null_id && v.instance_path == "/id",
             )?;
         } else if let Some(result) = response.get("result")
-            && let Some(def) = result_def(era, &method, result)
+            && let Some(def) = wire::result_definition(era, &method, result)
         {
-            let modern = era == SchemaEra::Modern;
+            let modern = era == Era::Modern;
             let cacheable = modern && CACHEABLE.contains(&method.as_str());
             // Fields another rule judges on this result.
             let elsewhere = |field: &str| match field {
@@ -338,12 +272,11 @@ fn judge(
                 "/result",
                 format!("response to `{method}`"),
                 &method,
-                &|path, kind| match path.strip_prefix("/result/") {
+                &|v| match v.instance_path.strip_prefix('/') {
                     Some(field) => elsewhere(field),
                     None => {
-                        path == "/result"
-                            && matches!(kind, ValidationErrorKind::Required { property }
-                                if property.as_str().is_some_and(elsewhere))
+                        v.keyword == "required"
+                            && v.missing_property.as_deref().is_some_and(elsewhere)
                     }
                 },
             )?;
@@ -356,7 +289,7 @@ fn judge(
         if n.get("id").is_some() {
             continue;
         }
-        if let Some(def) = notification_def(era, nm) {
+        if let Some(def) = wire::notification_definition(era, nm) {
             run(
                 def,
                 n,

@@ -2,6 +2,7 @@ use mcpseal_client::{
     Exchange, HEADER_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
     META_PROTOCOL_VERSION, Request, TransportKind,
 };
+use mcpseal_protocol::method;
 use serde_json::{Value, json};
 
 use crate::context::ProbeContext;
@@ -69,13 +70,13 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     }
     let modern_only = p.era() == ObservedEra::Modern;
     let http = ctx.transport() == TransportKind::Http;
-    let discover = || Request::modern("server/discover", None);
+    let discover = || Request::modern(method::SERVER_DISCOVER, None);
     let mut refusals = Vec::new();
     if modern_only {
         refusals.push(Refusal {
             what: "no `_meta` at all",
             exchange: ctx
-                .call_without_envelope("server/discover", json!({}))
+                .call_without_envelope(method::SERVER_DISCOVER, json!({}))
                 .await,
             header_mismatch_ok: http,
         });
@@ -222,9 +223,9 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
 pub(super) fn version_probe_method(ctx: &ProbeContext<'_>) -> Option<&'static str> {
     let caps = ctx.prelude().capabilities()?;
     [
-        ("tools", "tools/list"),
-        ("prompts", "prompts/list"),
-        ("resources", "resources/list"),
+        ("tools", method::TOOLS_LIST),
+        ("prompts", method::PROMPTS_LIST),
+        ("resources", method::RESOURCES_LIST),
     ]
     .into_iter()
     .find(|(cap, _)| caps.get(*cap).is_some_and(Value::is_object))

@@ -1,4 +1,5 @@
 use mcpseal_client::{Exchange, Request, TransportKind};
+use mcpseal_protocol::method;
 use mcpseal_report::Severity;
 use serde_json::{Value, json};
 
@@ -81,7 +82,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             .cloned(),
     );
     let http = ctx.transport() == TransportKind::Http;
-    let method = super::seal023::version_probe_method(ctx).unwrap_or("server/discover");
+    let method = super::seal023::version_probe_method(ctx).unwrap_or(method::SERVER_DISCOVER);
     let mut errors = Vec::new();
     let mut advisories = Vec::new();
     let mut evidence: Vec<Exchange> = Vec::new();

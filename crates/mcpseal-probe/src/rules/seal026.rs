@@ -1,12 +1,13 @@
 use mcpseal_client::{Exchange, META_SUBSCRIPTION_ID, TransportKind};
-use serde_json::{Map, Value, json};
+use mcpseal_protocol::method::{
+    NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED as ACK, SUBSCRIPTIONS_LISTEN,
+};
+use serde_json::{Map, Value};
 
 use crate::context::ProbeContext;
 use crate::prelude::ClientPath;
 use crate::removed::cut;
 use crate::rule::{FindingExt, RuleResult};
-
-const ACK: &str = "notifications/subscriptions/acknowledged";
 
 crate::rule! {
     /// `subscriptions/listen` is not acknowledged first, with its subscription id and only
@@ -23,10 +24,10 @@ crate::rule! {
     /// subscription; one that claims more than was asked promises notifications the client
     /// will treat as a protocol violation.
     ///
-    /// Judges the `subscriptions/listen` exchange SEAL009 made (or sends the same one under
-    /// `--only`), on servers whose `server/discover` answered and that advertise
-    /// `listChanged`. Whether listen is served at all is SEAL009's finding; silence (no
-    /// acknowledgement, no answer) is an unanswered probe, never a pass: the run is
+    /// Judges the run's one `subscriptions/listen` stream (shared with SEAL009, sent by
+    /// whichever of the two runs first), on servers whose `server/discover` answered and that
+    /// advertise `listChanged`. Whether listen is served at all is SEAL009's finding; silence
+    /// (no acknowledgement, no answer) is an unanswered probe, never a pass: the run is
     /// incomplete. An acknowledgement that arrives without the right id also leaves the
     /// probe unanswered (a client cannot match it), so that finding comes with an incomplete
     /// run. A graceful end (a `SubscriptionsListenResult`) with no acknowledgement before it
@@ -48,34 +49,12 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     if p.discover_result().is_none() || p.path != Some(ClientPath::Modern) {
         return Ok(Vec::new());
     }
-    let filter = p.listen_filter();
-    if filter.is_empty() {
+    let Some(ex) = ctx.subscription().await else {
         return Ok(Vec::new());
-    }
-    let existing = ctx
-        .transcript()
-        .into_iter()
-        .find(|e| e.method() == "subscriptions/listen");
-    let ex = match existing {
-        Some(ex) => ex,
-        None => {
-            let Some(ex) = ctx.listen(&filter).await else {
-                return Ok(Vec::new());
-            };
-            let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
-            if ctx.transport() == TransportKind::Stdio
-                && ex.response.is_none()
-                && ex.transport_error.is_none()
-            {
-                ctx.notify("notifications/cancelled", json!({"requestId": id}))
-                    .await;
-            }
-            ex
-        }
     };
-    Ok(judge(&ex, ctx.transport())
+    Ok(judge(ex, ctx.transport())
         .map(|(observed, expected, fix)| {
-            vec![SEAL026.finding(observed, expected, fix).evidence([&ex])]
+            vec![SEAL026.finding(observed, expected, fix).evidence([ex])]
         })
         .unwrap_or_default())
 }
@@ -94,6 +73,16 @@ fn subscription_id(n: &Value) -> Option<&Value> {
         .and_then(|m| m.get(META_SUBSCRIPTION_ID))
 }
 
+/// A wrong subscription id described by its JSON type, never its value (a request id).
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "`null`",
+        Value::String(_) => "another string",
+        Value::Number(_) => "another number",
+        _ => "a value of another type",
+    }
+}
+
 fn judge(ex: &Exchange, transport: TransportKind) -> Option<(String, &'static str, &'static str)> {
     let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
     let is_ack = |n: &Value| n.get("method").and_then(Value::as_str) == Some(ACK);
@@ -105,25 +94,18 @@ fn judge(ex: &Exchange, transport: TransportKind) -> Option<(String, &'static st
         if let Some(bad) = ex.notifications.iter().find(|n| is_ack(n)) {
             return Some((
                 format!(
-                    "`subscriptions/listen` (id {id}) was acknowledged with `_meta[\"{META_SUBSCRIPTION_ID}\"]` = {} instead of the request id: {}.",
-                    subscription_id(bad).map_or_else(|| "absent".to_owned(), Value::to_string),
-                    cut(&bad.to_string(), 200)
+                    "`{SUBSCRIPTIONS_LISTEN}` was acknowledged with `_meta[\"{META_SUBSCRIPTION_ID}\"]` = {} instead of the request id.",
+                    subscription_id(bad).map_or("absent", kind_of)
                 ),
                 "The acknowledgement carries `params._meta[\"io.modelcontextprotocol/subscriptionId\"]` equal to the `subscriptions/listen` request's JSON-RPC id.",
                 "Set `_meta[\"io.modelcontextprotocol/subscriptionId\"]` to the listen request's id on the acknowledgement and on every notification of that stream.",
             ));
         }
-        if ex.result().is_some() {
+        if let Some(result) = ex.result() {
             return Some((
                 format!(
-                    "`subscriptions/listen` (id {id}) got a result without any acknowledgement first: {}.",
-                    cut(
-                        &ex.response
-                            .as_ref()
-                            .map(Value::to_string)
-                            .unwrap_or_default(),
-                        200
-                    )
+                    "`{SUBSCRIPTIONS_LISTEN}` got a result without any acknowledgement first: {}.",
+                    cut(&result.to_string(), 200)
                 ),
                 "A server MUST first send `notifications/subscriptions/acknowledged` for the subscription; the `SubscriptionsListenResult` only ends a stream that was acknowledged.",
                 "Send `notifications/subscriptions/acknowledged` (with the subscription id and the honoured filter) as the first message of every listen stream.",
@@ -139,10 +121,15 @@ fn judge(ex: &Exchange, transport: TransportKind) -> Option<(String, &'static st
         .filter(|n| transport == TransportKind::Http || subscription_id(n) == Some(&id))
         .collect();
     if !early.is_empty() {
+        // Named by method: the messages themselves carry the subscription id (a request id,
+        // which depends on what was sent before).
         facts.push(format!(
-            "{} message(s) preceded the acknowledgement on the subscription (first: {})",
+            "{} message(s) preceded the acknowledgement on the subscription (first: `{}`)",
             early.len(),
-            cut(&early[0].to_string(), 160)
+            early[0]
+                .get("method")
+                .and_then(Value::as_str)
+                .map_or_else(|| "a message without a method".to_owned(), |m| cut(m, 80))
         ));
     }
     let asked = requested(ex);
@@ -170,7 +157,7 @@ fn judge(ex: &Exchange, transport: TransportKind) -> Option<(String, &'static st
         return None;
     }
     Some((
-        format!("`subscriptions/listen` (id {id}): {}.", facts.join("; ")),
+        format!("`{SUBSCRIPTIONS_LISTEN}`: {}.", facts.join("; ")),
         "The first message of a subscription is `notifications/subscriptions/acknowledged`; its `notifications` is the subset of the requested filter the server will honour, and no unrequested type is ever sent.",
         "Acknowledge before sending anything on the subscription, and build the acknowledged filter by intersecting the request's filter with what the server supports.",
     ))

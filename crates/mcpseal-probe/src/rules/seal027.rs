@@ -1,4 +1,5 @@
 use mcpseal_client::{Exchange, META_SERVER_INFO};
+use mcpseal_protocol::method;
 use serde_json::{Value, json};
 
 use crate::context::ProbeContext;
@@ -17,11 +18,11 @@ crate::rule! {
     /// clients blind.
     ///
     /// SEAL018 judges the cacheable results (discover, lists, read); this rule judges the other
-    /// results a 2026 client gets: `prompts/get` of a listed prompt that needs no arguments
-    /// (asked once; prompts are templates, not actions) and any `tools/call`,
-    /// `completion/complete` or `subscriptions/listen` result already in the transcript. Silent
-    /// while SEAL018 fires (the identity is missing everywhere: one cause, one finding), on
-    /// servers whose `server/discover` did not answer, and for methods 2026-07-28 removed.
+    /// results a 2026 client gets without calling a tool: `prompts/get` of a listed prompt that
+    /// needs no arguments (asked once; prompts are templates, not actions) and the result that
+    /// ends the run's `subscriptions/listen` stream (shared with SEAL009), when there is one.
+    /// Silent while SEAL018 fires (the identity is missing everywhere: one cause, one finding),
+    /// on servers whose `server/discover` did not answer, and for methods 2026-07-28 removed.
     /// SHOULD, hence an advisory.
     pub static SEAL027 = {
         id: "SEAL027",
@@ -34,14 +35,6 @@ crate::rule! {
         check: check,
     };
 }
-
-/// 2026 client requests whose results SEAL018 does not judge.
-const OTHERS: &[&str] = &[
-    "prompts/get",
-    "tools/call",
-    "completion/complete",
-    "subscriptions/listen",
-];
 
 fn has_server_info(ex: &Exchange) -> bool {
     ex.result()
@@ -61,7 +54,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     }
     let prompt = cacheable
         .iter()
-        .filter(|e| e.method() == "prompts/list")
+        .filter(|e| e.method() == method::PROMPTS_LIST)
         .filter_map(|e| e.result()?.get("prompts")?.as_array())
         .flatten()
         .find(|p| {
@@ -70,24 +63,24 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                 .is_some_and(|a| a.iter().any(|x| x.get("required") == Some(&json!(true))))
         })
         .and_then(|p| p.get("name")?.as_str().map(str::to_owned));
+    // This rule's own probe, and the one shared listen stream: never what other rules sent.
+    let mut judged: Vec<Exchange> = Vec::new();
     if let Some(name) = prompt {
-        ctx.call("prompts/get", json!({"name": name})).await;
+        judged.push(ctx.call(method::PROMPTS_GET, json!({"name": name})).await);
     }
-    let mut bad: Vec<Exchange> = Vec::new();
-    for ex in ctx.transcript() {
-        let modern = ex
-            .request
-            .pointer("/params/_meta")
-            .is_some_and(Value::is_object);
-        if modern
-            && OTHERS.contains(&ex.method())
-            && ex.result().is_some()
-            && !has_server_info(&ex)
-            && !bad.iter().any(|b| b.method() == ex.method())
-        {
-            bad.push(ex);
-        }
+    if let Some(listen) = ctx.subscription().await {
+        judged.push(listen.clone());
     }
+    let bad: Vec<Exchange> = judged
+        .into_iter()
+        .filter(|ex| {
+            ex.request
+                .pointer("/params/_meta")
+                .is_some_and(Value::is_object)
+                && ex.result().is_some()
+                && !has_server_info(ex)
+        })
+        .collect();
     if bad.is_empty() {
         return Ok(Vec::new());
     }

@@ -1,6 +1,7 @@
 use mcpseal_client::{
     Exchange, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_PROTOCOL_VERSION, Request,
 };
+use mcpseal_protocol::method;
 use serde_json::{Map, Value, json};
 
 use crate::context::ProbeContext;
@@ -66,7 +67,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         return Ok(Vec::new());
     }
     let mut probes = Vec::new();
-    let list = || Request::modern("tools/list", Some(json!({})));
+    let list = || Request::modern(method::TOOLS_LIST, Some(json!({})));
     probes.push(Probe {
         what: "`tools/list` without `Mcp-Method`".into(),
         ex: ctx
@@ -78,7 +79,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     probes.push(Probe {
         what: "`tools/list` with `Mcp-Method: tools/call`".into(),
         ex: ctx
-            .call_status_probe(list().header(HEADER_MCP_METHOD, "tools/call"))
+            .call_status_probe(list().header(HEADER_MCP_METHOD, method::TOOLS_CALL))
             .await,
         accepted: &[HEADER_MISMATCH],
         judge_code: false,
@@ -135,7 +136,8 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             what: format!("`tools/call` of a non-existent tool with `Mcp-Name: {OTHER_NAME}`"),
             ex: ctx
                 .call_status_probe(
-                    Request::modern("tools/call", Some(params)).header(HEADER_MCP_NAME, OTHER_NAME),
+                    Request::modern(method::TOOLS_CALL, Some(params))
+                        .header(HEADER_MCP_NAME, OTHER_NAME),
                 )
                 .await,
             accepted: &[HEADER_MISMATCH],
@@ -188,7 +190,11 @@ fn judge(p: &Probe) -> Option<String> {
 /// `resources/read` of the first listed resource.
 async fn named_targets(ctx: &ProbeContext<'_>) -> Vec<(&'static str, Value)> {
     let mut out = Vec::new();
-    if let Some(ex) = ctx.call("prompts/list", json!({})).await.result().cloned()
+    if let Some(ex) = ctx
+        .call(method::PROMPTS_LIST, json!({}))
+        .await
+        .result()
+        .cloned()
         && let Some(prompt) = ex
             .get("prompts")
             .and_then(Value::as_array)
@@ -208,10 +214,13 @@ async fn named_targets(ctx: &ProbeContext<'_>) -> Vec<(&'static str, Value)> {
                 args.insert(n.to_owned(), json!("mcpseal"));
             }
         }
-        out.push(("prompts/get", json!({"name": name, "arguments": args})));
+        out.push((
+            method::PROMPTS_GET,
+            json!({"name": name, "arguments": args}),
+        ));
     }
     if let Some(ex) = ctx
-        .call("resources/list", json!({}))
+        .call(method::RESOURCES_LIST, json!({}))
         .await
         .result()
         .cloned()
@@ -222,7 +231,7 @@ async fn named_targets(ctx: &ProbeContext<'_>) -> Vec<(&'static str, Value)> {
             .and_then(|r| r.get("uri"))
             .and_then(Value::as_str)
     {
-        out.push(("resources/read", json!({"uri": uri})));
+        out.push((method::RESOURCES_READ, json!({"uri": uri})));
     }
     out
 }

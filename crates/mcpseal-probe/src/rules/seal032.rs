@@ -1,3 +1,4 @@
+use mcpseal_protocol::method;
 use serde_json::json;
 
 use crate::context::ProbeContext;
@@ -36,7 +37,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     }
     let ex = ctx
         .notify(
-            "notifications/cancelled",
+            method::NOTIFICATION_CANCELLED,
             json!({"requestId": "mcpseal-probe-no-such-request", "reason": "mcpseal probe"}),
         )
         .await;

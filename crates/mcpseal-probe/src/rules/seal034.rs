@@ -1,15 +1,13 @@
 use mcpseal_client::{Exchange, Request};
+use mcpseal_protocol::method;
 use serde_json::{Value, json};
 
 use crate::context::ProbeContext;
-use crate::protocol::{INVALID_PARAMS, METHOD_NOT_FOUND};
+use crate::protocol::{INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_CAPABILITY};
 use crate::removed::describe;
 use crate::rule::{FindingExt, RuleResult};
 use crate::rules::modern_http::modern_http;
 use crate::rules::seal031::UNKNOWN_METHOD;
-
-/// MissingRequiredClientCapability (2026).
-const MISSING_CAPABILITY: i64 = -32021;
 
 crate::rule! {
     /// JSON-RPC error responses do not carry the id of the request they answer.
@@ -24,7 +22,8 @@ crate::rule! {
     /// HTTP, servers whose `server/discover` works. Judged on errors that prove the body was
     /// parsed — -32601 (the method was read), -32602 and -32021 (the params were read) — to
     /// requests carrying the 2026 envelope: an unknown method and an unknown tool sent here,
-    /// plus every such error earlier in the run. Errors that may come before parsing (a
+    /// plus every such error of the prelude (never what other rules sent: the verdict is the
+    /// same whichever rules run). Errors that may come before parsing (a
     /// rejected `Origin`, a header-only refusal, a notification) are never judged.
     pub static SEAL034 = {
         id: "SEAL034",
@@ -58,38 +57,41 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     if !modern_http(ctx) {
         return Ok(Vec::new());
     }
-    ctx.call_status_probe(Request::modern(UNKNOWN_METHOD, Some(json!({}))))
+    let unknown_method = ctx
+        .call_status_probe(Request::modern(UNKNOWN_METHOD, Some(json!({}))))
         .await;
-    ctx.call(
-        "tools/call",
-        json!({"name": "mcpseal-probe-no-such-tool", "arguments": {}}),
-    )
-    .await;
-    let lost: Vec<Exchange> = ctx
-        .transcript()
+    let unknown_tool = ctx
+        .call(
+            method::TOOLS_CALL,
+            json!({"name": "mcpseal-probe-no-such-tool", "arguments": {}}),
+        )
+        .await;
+    let prelude = ctx.prelude().exchanges();
+    let lost: Vec<&Exchange> = prelude
         .into_iter()
-        .filter(parsed_error_lost_id)
+        .chain([&unknown_method, &unknown_tool])
+        .filter(|e| parsed_error_lost_id(e))
         .collect();
     let Some(first) = lost.first() else {
         return Ok(Vec::new());
     };
-    let got = first
-        .response
-        .as_ref()
-        .and_then(|r| r.get("id"))
-        .map_or_else(|| "no id".to_owned(), |i| format!("id {i}"));
-    let sent = first.request.get("id").cloned().unwrap_or(Value::Null);
+    // What came back instead, never the ids themselves (they depend on what was sent before).
+    let got = match first.response.as_ref().and_then(|r| r.get("id")) {
+        None => "no `id`",
+        Some(Value::Null) => "`id: null`",
+        Some(_) => "another request's `id`",
+    };
     Ok(vec![
         SEAL034
             .finding(
                 format!(
-                    "{} of the run's parsed-request errors lost their id; first: {} came back with {got} for request id {sent}.",
+                    "{} parsed-request error(s) lost their request id; first: {} came back with {got}.",
                     lost.len(),
                     describe(first)
                 ),
                 "An error response to a request whose body was parsed carries that request's `id` (JSON-RPC 2.0); `id: null` is only for unreadable requests.",
                 "Upgrade to an MCP SDK that speaks 2026-07-28; in a hand-written transport, build error responses from the parsed request so its `id` is echoed.",
             )
-            .evidence(lost.iter().take(2)),
+            .evidence(lost.iter().copied().take(2)),
     ])
 }

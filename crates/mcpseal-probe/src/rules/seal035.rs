@@ -1,4 +1,5 @@
 use mcpseal_client::Request;
+use mcpseal_protocol::method;
 
 use crate::context::ProbeContext;
 use crate::rule::{FindingExt, RuleResult};
@@ -39,7 +40,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     }
     let ex = ctx
         .call_status_probe(
-            Request::modern("server/discover", None).header("Origin", FOREIGN_ORIGIN),
+            Request::modern(method::SERVER_DISCOVER, None).header("Origin", FOREIGN_ORIGIN),
         )
         .await;
     let Some(status) = ex.http_status else {

@@ -3,7 +3,7 @@ use serde_json::Value;
 use crate::context::ProbeContext;
 use crate::removed::cut;
 use crate::rule::{FindingExt, RuleResult};
-use crate::tools::{compile, display_name, refs_resolve};
+use crate::tools::display_name;
 
 crate::rule! {
     /// A tool's `inputSchema` or `outputSchema` is not a valid JSON Schema.
@@ -17,9 +17,10 @@ crate::rule! {
     /// uncallable, or the client drops it.
     ///
     /// Both transports, from `tools/list` on the client path (all pages). Each schema is
-    /// compiled offline with the `jsonschema` crate (2020-12 unless `$schema` names another
-    /// dialect; `format` is not asserted). Schemas with a `$ref` that cannot be resolved
-    /// offline are not compiled: SEAL037 (remote) and SEAL038 (dangling) report them, once.
+    /// compiled offline with `mcpseal-schema` (the dialect its `$schema` names, 2020-12 when
+    /// absent; a custom meta-schema cannot be resolved and does not compile; `format` is not
+    /// asserted). Schemas with a `$ref` that cannot be resolved offline are not compiled:
+    /// SEAL037 (remote) and SEAL038 (dangling) report them, once.
     pub static SEAL036 = {
         id: "SEAL036",
         anchor: None,
@@ -82,8 +83,9 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
 
 /// The compiler's complaint, when the schema's `$ref`s resolve offline and it still fails.
 fn compile_error(schema: &Value) -> Option<String> {
-    if !refs_resolve(schema) {
-        return None;
+    match mcpseal_schema::compile(schema, mcpseal_schema::Options::default()) {
+        Ok(_) => None,
+        Err(e) if e.is_unresolved_ref() => None,
+        Err(e) => Some(cut(&e.to_string(), 200)),
     }
-    compile(schema).err().map(|e| cut(&e, 200))
 }

@@ -1,6 +1,7 @@
 use crate::context::ProbeContext;
 use crate::rule::{FindingExt, RuleResult};
-use crate::tools::{RefKind, display_name, refs};
+use crate::tools::display_name;
+use mcpseal_schema::{CompileError, Options, RefKind, compile, refs::refs};
 
 crate::rule! {
     /// A tool schema refers to another document with `$ref`.
@@ -39,11 +40,18 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             let Some(schema) = tool.get(key) else {
                 continue;
             };
-            let remote: Vec<String> = refs(schema)
+            let mut remote: Vec<String> = refs(schema)
                 .into_iter()
                 .filter(|r| r.kind == RefKind::Remote)
                 .map(|r| format!("`{}`", r.target))
                 .collect();
+            // A reference the classifier took for local that the compiler would have had to
+            // fetch (it refused: nothing is fetched) is remote too.
+            if remote.is_empty()
+                && let Err(CompileError::RemoteRef { target }) = compile(schema, Options::default())
+            {
+                remote.push(format!("`{target}`"));
+            }
             if !remote.is_empty() {
                 facts.push(format!(
                     "{} `{key}` refers to {}",

@@ -5,7 +5,9 @@ use serde_json::Value;
 use crate::context::ProbeContext;
 use crate::removed::cut;
 use crate::rule::{FindingExt, RuleResult};
-use crate::tools::{RefKind, display_name, refs};
+use crate::tools::display_name;
+use mcpseal_schema::RefKind;
+use mcpseal_schema::refs::refs;
 
 crate::rule! {
     /// Tool definitions that commonly break clients: names outside the spec's rules,

@@ -3,10 +3,14 @@ use serde_json::{Value, json};
 use crate::context::ProbeContext;
 use crate::removed::cut;
 use crate::rule::{FindingExt, RuleResult};
-use crate::tools::{compile, refs_resolve, violations};
+use mcpseal_protocol::method;
 
 /// The MRTR input methods 2026-07-28 allows in `inputRequests`.
-const INPUT_METHODS: &[&str] = &["elicitation/create", "sampling/createMessage", "roots/list"];
+const INPUT_METHODS: &[&str] = &[
+    method::ELICITATION_CREATE,
+    method::SAMPLING_CREATE_MESSAGE,
+    method::ROOTS_LIST,
+];
 
 crate::rule! {
     /// A tool call asked for with `--call` returned a malformed result.
@@ -23,7 +27,8 @@ crate::rule! {
     /// Runs only the calls named with `--call NAME=JSON` (never any by default: a call may
     /// have side effects), each once, on the client path; the name was checked against
     /// `tools/list` before. JSON-RPC errors are not judged (the arguments are the user's).
-    /// `structuredContent` is validated with the `jsonschema` crate (2020-12), not for
+    /// `structuredContent` is validated with `mcpseal-schema` (2020-12 unless the schema's
+    /// `$schema` names another draft; remote `$ref`s never fetched), not for
     /// `isError` results, and not when the schema itself is broken (SEAL036/037/038). Whether
     /// an `inputRequests` method matches a declared client capability is not judged (mcpseal
     /// declares none).
@@ -51,7 +56,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     for call in calls {
         let Some(ex) = ctx
             .call_client(
-                "tools/call",
+                method::TOOLS_CALL,
                 json!({"name": call.name, "arguments": call.arguments}),
             )
             .await
@@ -109,10 +114,7 @@ fn complete_problems(result: &Value, output_schema: Option<&Value>) -> Vec<Strin
     let Some(schema) = output_schema else {
         return out;
     };
-    if !refs_resolve(schema) {
-        return out;
-    }
-    let Ok(validator) = compile(schema) else {
+    let Ok(validator) = mcpseal_schema::compile(schema, mcpseal_schema::Options::default()) else {
         return out;
     };
     match result.get("structuredContent") {
@@ -120,7 +122,11 @@ fn complete_problems(result: &Value, output_schema: Option<&Value>) -> Vec<Strin
             "the tool declares an `outputSchema` but the result has no `structuredContent`".into(),
         ),
         Some(sc) => {
-            let v = violations(&validator, sc);
+            let v: Vec<String> = validator
+                .first_violations(sc, 3)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
             if !v.is_empty() {
                 out.push(format!(
                     "`structuredContent` {} does not conform to the `outputSchema`: {}",
@@ -154,15 +160,15 @@ fn input_required_problems(result: &Value) -> Vec<String> {
         None => {}
         Some(Value::Object(map)) => {
             for (key, req) in map {
-                let method = req.get("method").and_then(Value::as_str);
-                match method {
+                let asked = req.get("method").and_then(Value::as_str);
+                match asked {
                     Some(m) if INPUT_METHODS.contains(&m) => {}
                     Some(m) => out.push(format!(
                         "`inputRequests.{key}` asks for `{m}`, which is not an input method"
                     )),
                     None => out.push(format!("`inputRequests.{key}` has no `method`")),
                 }
-                if method == Some("roots/list") {
+                if asked == Some(method::ROOTS_LIST) {
                     if req.get("params").is_some_and(|p| !p.is_object()) {
                         out.push(format!("`inputRequests.{key}.params` is not an object"));
                     }
