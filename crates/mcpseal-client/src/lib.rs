@@ -27,19 +27,29 @@
 
 mod capture;
 mod connection;
+mod diagnostics;
+mod error;
 mod exchange;
-mod http;
+mod headers;
+mod public_get;
 mod redact;
-mod stdio;
+mod support;
 mod target;
 mod tokenize;
+mod transport;
 
 pub use capture::{Capture, CaptureOptions, SanityCheck, capture_surface, sanity_check};
-pub use connection::{ConnectError, Connection, Diagnostics, format_duration};
+pub use connection::{Connection, ServerRequest, ServerRequests};
+pub use diagnostics::Diagnostics;
+pub use error::{ConnectError, TransportError, TransportErrorKind, format_duration};
+pub use exchange::{Exchange, Header, TransportKind};
+pub use public_get::{MetadataResponse, PublicClient, PublicResponse, user_agent};
+pub use transport::{
+    Inbound, Inbox, Message, RawResponse, Reply, ReplyBody, ReplyStream, StreamItem, Transport,
+    WholeBody,
+};
 // The wire vocabulary lives in `mcpseal-protocol`; re-exported so that a client user needs one
 // import path for a request and its dress.
-pub use exchange::{Exchange, Header, TransportError, TransportErrorKind, TransportKind};
-pub use http::{MetadataResponse, RawResponse};
 pub use mcpseal_protocol::keys::{
     CLIENT_NAME, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_PROTOCOL_VERSION, HEADER_SESSION_ID,
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO,
