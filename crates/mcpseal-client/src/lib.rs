@@ -50,6 +50,7 @@ pub use transport::{
 };
 // The wire vocabulary lives in `mcpseal-protocol`; re-exported so that a client user needs one
 // import path for a request and its dress.
+pub use mcpseal_protocol::jsonrpc::MessageKind;
 pub use mcpseal_protocol::keys::{
     CLIENT_NAME, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_PROTOCOL_VERSION, HEADER_SESSION_ID,
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO,
