@@ -320,3 +320,14 @@ async fn a_whole_http_body_is_read_on_demand_within_its_limit() {
     })
     .await;
 }
+
+#[test]
+fn transports_and_connections_can_be_shared_across_tasks() {
+    fn shared<T: Send + Sync>() {}
+    fn sent<T: Send>() {}
+    shared::<Transport>();
+    shared::<mcpseal_client::Connection>();
+    sent::<Inbox>();
+    sent::<mcpseal_client::ReplyStream>();
+    sent::<mcpseal_client::ServerRequest>();
+}
