@@ -331,3 +331,47 @@ fn transports_and_connections_can_be_shared_across_tasks() {
     sent::<mcpseal_client::ReplyStream>();
     sent::<mcpseal_client::ServerRequest>();
 }
+
+#[tokio::test]
+async fn a_2025_standalone_stream_is_read_like_a_posts() {
+    with_deadline(async {
+        let fx = HttpFixture::start(&["--mode", "legacy"]);
+        let (t, _inbox) = Transport::open(&Target::http(&fx.url), &Options::default())
+            .await
+            .expect("client");
+        let init = Message::from_value(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}}));
+        let reply = t
+            .send(&init, &t.base_headers(), TIMEOUT)
+            .await
+            .expect("status");
+        let session = reply
+            .header("mcp-session-id")
+            .expect("a session")
+            .to_owned();
+        let mut headers = t.base_headers();
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case("accept"));
+        headers.push(("Accept".into(), "text/event-stream".into()));
+        headers.push(("Mcp-Session-Id".into(), session.clone()));
+        let reply = t
+            .get_stream(&headers, TIMEOUT)
+            .await
+            .expect("http")
+            .expect("status");
+        assert_eq!(reply.status, Some(200));
+        let ReplyBody::Stream(mut stream) = reply.body else {
+            panic!("an event stream")
+        };
+        // The legacy `endpoint` event is not JSON: it comes as unparsed data, the stream open.
+        match stream.next().await {
+            Some(Ok(StreamItem::Unparsed(data))) => {
+                assert_eq!(data, format!("/mcp?sessionId={session}"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let (stdio, _inbox) = stdio(&["--mode", "legacy"], &Options::default()).await;
+        assert!(stdio.get_stream(&[], TIMEOUT).await.is_none());
+    })
+    .await;
+}

@@ -72,17 +72,34 @@ impl HttpTransport {
         headers: &[(String, String)],
         timeout: Duration,
     ) -> Result<Reply, TransportError> {
+        let post = self.client.post(&self.url).body(message.text().to_owned());
+        self.exchange(post, headers, timeout, &message.label())
+            .await
+    }
+
+    /// GETs the endpoint with exactly `headers` (a 2025 server's standalone event stream);
+    /// the status line within `timeout`, the body left to the caller.
+    pub(crate) async fn get(
+        &self,
+        headers: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<Reply, TransportError> {
+        self.exchange(self.client.get(&self.url), headers, timeout, "GET")
+            .await
+    }
+
+    async fn exchange(
+        &self,
+        request: reqwest::RequestBuilder,
+        headers: &[(String, String)],
+        timeout: Duration,
+        what: &str,
+    ) -> Result<Reply, TransportError> {
         let map = to_header_map(headers).map_err(|m| TransportError::new(Kind::Protocol, m))?;
-        let post = self
-            .client
-            .post(&self.url)
-            .headers(map)
-            .body(message.text().to_owned())
-            .send();
-        let response = match tokio::time::timeout(timeout, post).await {
+        let response = match tokio::time::timeout(timeout, request.headers(map).send()).await {
             Ok(Ok(r)) => r,
             Ok(Err(e)) => return Err(TransportError::network(&e)),
-            Err(_) => return Err(TransportError::timeout(&message.label(), timeout)),
+            Err(_) => return Err(TransportError::timeout(what, timeout)),
         };
         let status = response.status().as_u16();
         let headers = headers_of(response.headers());

@@ -150,6 +150,24 @@ impl Transport {
         }
     }
 
+    /// GETs the endpoint with exactly `headers` (start from [`Transport::base_headers`], add
+    /// `Accept: text/event-stream` and a 2025 session id): the standalone event stream on
+    /// which a 2025 server sends what belongs to no request. The status line within `timeout`;
+    /// the stream is read like a POST's. `None` on stdio (everything is on the inbox).
+    ///
+    /// # Errors
+    /// As [`Transport::send`] over HTTP.
+    pub async fn get_stream(
+        &self,
+        headers: &[(String, String)],
+        timeout: Duration,
+    ) -> Option<Result<Reply, TransportError>> {
+        match &self.inner {
+            Inner::Stdio(_) => None,
+            Inner::Http(t) => Some(t.get(headers, timeout).await),
+        }
+    }
+
     /// A raw HTTP request to the endpoint (e.g. `GET` expecting an event stream) with the
     /// user's headers and then `headers`, reading a bounded preview of the body and never
     /// draining it. `None` on stdio. Nothing is redacted here.
