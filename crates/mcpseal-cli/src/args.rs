@@ -120,8 +120,9 @@ pub struct OutputArgs {
 /// `mcpseal rpc`.
 #[derive(Debug, Args)]
 pub struct RpcArgs {
-    /// Params as JSON (the 2026 `_meta` envelope is merged in).
-    #[arg(long, value_name = "JSON")]
+    /// Params as JSON, or `@FILE` to read the JSON from a file (the 2026 `_meta` envelope is
+    /// merged in).
+    #[arg(long, value_name = "JSON|@FILE")]
     pub params: Option<String>,
     /// The protocol era to dress the request for.
     #[arg(long, default_value = "2026-07-28", value_parser = ["2025-11-25", "2026-07-28"])]

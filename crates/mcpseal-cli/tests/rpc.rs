@@ -235,3 +235,94 @@ fn usage_errors_are_exit_2_with_a_hint() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("hint:"));
 }
+
+/// A params file of about `bytes` bytes: one object with a long string.
+fn big_params(dir: &tempfile::TempDir, bytes: usize) -> std::path::PathBuf {
+    let path = dir.path().join("big.json");
+    let doc = serde_json::json!({"pad": "x".repeat(bytes)});
+    std::fs::write(&path, doc.to_string()).expect("write params");
+    path
+}
+
+#[test]
+fn params_come_from_a_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("params.json");
+    std::fs::write(&path, r#"{"_meta": {"progressToken": 7}}"#).expect("write");
+    let out = mcpseal()
+        .args(["rpc", "--params"])
+        .arg(format!("@{}", path.display()))
+        .args(["tools/list", "--"])
+        .args(stdio_argv(&["--mode", "modern"]))
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json_of(&out.stdout);
+    assert_eq!(
+        doc["exchange"]["request"]["params"]["_meta"]["progressToken"],
+        7
+    );
+    assert!(doc["exchange"]["response"]["result"]["tools"].is_array());
+}
+
+#[test]
+fn a_params_file_that_is_missing_or_not_json_is_exit_2_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("nope.json");
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "{not json").expect("write");
+    for (path, why) in [(&missing, "cannot read"), (&broken, "not valid JSON")] {
+        let out = mcpseal()
+            .args(["rpc", "--params"])
+            .arg(format!("@{}", path.display()))
+            .args(["tools/list", "http://127.0.0.1:9/mcp"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{why}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&path.display().to_string()), "{err}");
+        assert!(err.contains(why), "{err}");
+        assert!(err.contains("hint:"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// Issue 10's acceptance case: a 1 MB request to a server that never reads its stdin ends
+/// with a timeout at `--timeout`, not when the server exits 30 s later.
+#[expect(
+    clippy::print_stdout,
+    reason = "the measured time goes into the test log"
+)]
+#[test]
+fn a_large_request_to_a_server_that_does_not_read_times_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = big_params(&dir, 1024 * 1024);
+    let started = std::time::Instant::now();
+    let out = mcpseal()
+        .args(["rpc", "--timeout", "1s", "--params"])
+        .arg(format!("@{}", path.display()))
+        .args(["tools/list", "--", "sleep", "30"])
+        .output()
+        .expect("runs");
+    let took = started.elapsed();
+    println!("rpc with a 1 MB request to `sleep 30` ended after {took:?}");
+    assert_eq!(out.status.code(), Some(2));
+    let doc = json_of(&out.stdout);
+    assert_eq!(
+        doc["exchange"]["transportError"]["kind"], "timeout",
+        "{doc}"
+    );
+    let message = doc["exchange"]["transportError"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(message.contains("tools/list"), "{message}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no answer"), "{err}");
+    // Generous for a loaded machine; what matters is that it is not the 30 s of `sleep`.
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}

@@ -273,7 +273,7 @@ async fn read_list(
                 kind: FailureKind::CursorLoop,
                 message: format!(
                     "the cursor {:?} came back twice after {} pages",
-                    crate::connection::Diagnostics::cut(&next),
+                    crate::diagnostics::Diagnostics::cut(&next),
                     out.pages.len()
                 ),
             });

@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::error::TransportError;
+
 /// Which transport carried an exchange.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -36,63 +38,6 @@ pub struct Header {
     pub name: String,
     /// Header value (lossy UTF-8 for received headers; `[redacted]` for credentials).
     pub value: String,
-}
-
-/// Why no valid JSON-RPC answer came back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum TransportErrorKind {
-    /// Nothing arrived within the per-request timeout.
-    Timeout,
-    /// The server went away (process exited, stdout closed, connection reset).
-    Closed,
-    /// A message (or body, or SSE event) exceeded the byte limit.
-    Oversize,
-    /// The server wrote bytes that are not UTF-8 where JSON was expected.
-    InvalidUtf8,
-    /// The bytes were not a JSON-RPC answer to this request (not JSON, wrong shape, HTTP body
-    /// with no JSON-RPC message).
-    Protocol,
-    /// The process could not be started.
-    Spawn,
-    /// A network-level failure (connection refused, DNS, TLS).
-    Network,
-}
-
-/// A transport failure: the kind, and a message for people.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TransportError {
-    /// What went wrong, for machines.
-    pub kind: TransportErrorKind,
-    /// What went wrong, for people.
-    pub message: String,
-}
-
-impl TransportError {
-    pub(crate) fn new(kind: TransportErrorKind, message: impl Into<String>) -> Self {
-        TransportError {
-            kind,
-            message: message.into(),
-        }
-    }
-
-    /// No answer to `method` within `timeout`: the one wording of a timeout, whichever
-    /// transport waited, so findings and CLI errors read the same over stdio and HTTP.
-    pub(crate) fn timeout(method: &str, timeout: std::time::Duration) -> Self {
-        TransportError::new(
-            TransportErrorKind::Timeout,
-            format!(
-                "no answer to `{method}` within {}",
-                crate::connection::format_duration(timeout)
-            ),
-        )
-    }
-}
-
-impl std::fmt::Display for TransportError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
 }
 
 /// One request and what came back for it.

@@ -5,13 +5,23 @@
 //! thing that differs between protocol eras: how a request is dressed (the 2026-07-28 `_meta`
 //! envelope and routing headers, or the 2025-11-25 `initialize` handshake).
 //!
+//! Two layers: a [`Transport`] moves JSON-RPC messages both ways and knows nothing of what they
+//! mean (stdio line framing, HTTP POSTs with whole or event-stream answers, raw GETs); a
+//! [`Connection`] on top hands out ids, dresses requests for their era, follows a 2025 session,
+//! matches answers to requests, answers server-to-client requests ([`ServerRequests`]) and
+//! redacts secrets. A proxy that forwards everything uses the transport; everything else uses
+//! the connection. Public documents (OAuth metadata, registry entries, server cards) are
+//! fetched by a [`PublicClient`], which never sends the user's headers.
+//!
 //! Every round trip comes back as an [`Exchange`], never as an `Err`: a JSON-RPC error is an
 //! answer, and a transport failure (timeout, crash, oversized or invalid output) is recorded in
 //! [`Exchange::transport_error`] as *no evidence*. Callers judge; this crate only reports.
 //!
 //! What it refuses to do: it knows nothing of fingerprints, locks or conformance rules (those
 //! live in `mcpseal-surface` and `mcpseal-probe`); it never runs `sh -c`; it never reads more
-//! than [`Limits`] allow; and credential header values never leave it unredacted.
+//! than [`Limits`] allow, nor waits on a read or a write past the request's timeout; and
+//! credential header values never leave a [`Connection`] unredacted (the [`Transport`] below it
+//! redacts nothing: a proxy forwards what it is given).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), mcpseal_client::ConnectError> {
@@ -27,19 +37,30 @@
 
 mod capture;
 mod connection;
+mod diagnostics;
+mod error;
 mod exchange;
-mod http;
+mod headers;
+mod public_get;
 mod redact;
-mod stdio;
+mod support;
 mod target;
 mod tokenize;
+mod transport;
 
 pub use capture::{Capture, CaptureOptions, SanityCheck, capture_surface, sanity_check};
-pub use connection::{ConnectError, Connection, Diagnostics, format_duration};
+pub use connection::{Connection, ServerRequest, ServerRequests};
+pub use diagnostics::Diagnostics;
+pub use error::{ConnectError, TransportError, TransportErrorKind, format_duration};
+pub use exchange::{Exchange, Header, TransportKind};
+pub use public_get::{MetadataResponse, PublicClient, PublicResponse, user_agent};
+pub use transport::{
+    Inbound, Inbox, Message, RawResponse, Reply, ReplyBody, ReplyStream, StreamItem, Transport,
+    WholeBody,
+};
 // The wire vocabulary lives in `mcpseal-protocol`; re-exported so that a client user needs one
 // import path for a request and its dress.
-pub use exchange::{Exchange, Header, TransportError, TransportErrorKind, TransportKind};
-pub use http::{MetadataResponse, RawResponse};
+pub use mcpseal_protocol::jsonrpc::MessageKind;
 pub use mcpseal_protocol::keys::{
     CLIENT_NAME, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_PROTOCOL_VERSION, HEADER_SESSION_ID,
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO,

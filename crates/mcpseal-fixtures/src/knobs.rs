@@ -311,6 +311,10 @@ pub struct Knobs {
     /// Misacknowledge `subscriptions/listen`: no-id, superset or late (acknowledgement rule)
     #[arg(long, value_enum, value_name = "HOW")]
     pub listen_ack: Option<ListenAckKnob>,
+
+    /// Server-to-client requests (`--ask-client`, `--ask-padding`), in their own module.
+    #[command(flatten)]
+    pub ask: crate::ask::AskKnobs,
 }
 
 /// How `--listen-ack` gets the `subscriptions/listen` acknowledgement wrong.

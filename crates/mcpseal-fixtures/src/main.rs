@@ -10,6 +10,7 @@
 //! mcpseal-fixture --http --sse --page-size 1    # prints http://127.0.0.1:PORT/mcp
 //! ```
 
+mod ask;
 mod handler;
 mod headers;
 mod http;

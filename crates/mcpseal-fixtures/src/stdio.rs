@@ -41,6 +41,7 @@ pub fn serve(handler: Arc<Handler>) -> io::Result<()> {
     let mut input = stdin.lock();
     let mut line = Vec::new();
     let mut flood: Option<std::thread::JoinHandle<()>> = None;
+    let mut ask = crate::ask::StdioAsk::default();
     loop {
         line.clear();
         if input.read_until(b'\n', &mut line)? == 0 {
@@ -56,6 +57,7 @@ pub fn serve(handler: Arc<Handler>) -> io::Result<()> {
             continue;
         }
         let outcome = match serde_json::from_slice::<Value>(text) {
+            Ok(msg) if ask.intercept(&handler.knobs.ask, &msg, &mut input)? => continue,
             Ok(msg) => handler.handle(Incoming {
                 msg: &msg,
                 transport: Transport::Stdio,

@@ -5,7 +5,7 @@
 //! ([`method`]), how a request is dressed for its era ([`Request`]), the list table ([`ListKind`]:
 //! method, result key, identity key), the raw-capture document ([`RawCapture`]), and the two pure
 //! framings of the transports (newline-delimited stdio lines in [`framing`], Server-Sent Events in
-//! [`sse`]).
+//! [`sse`]) and the classification of JSON-RPC messages ([`jsonrpc`]).
 //!
 //! What it refuses to do: any I/O, async or clock reading. The client, the server half, the
 //! surface model and the fixtures all build on it, so it stays small and fast to compile, and the
@@ -27,6 +27,7 @@
 mod capture;
 pub mod framing;
 mod identity;
+pub mod jsonrpc;
 pub mod keys;
 mod list;
 pub mod method;

@@ -1,0 +1,125 @@
+//! Reading the answer to one HTTP POST into its exchange.
+//!
+//! The reader never trusts the server to end anything: a whole body is read against a byte
+//! limit; an event stream event by event until the response carrying our id (or the
+//! acknowledgement of our listen) arrives, keeping every other event as evidence and answering
+//! server requests on the way. The caller runs it under the request's timeout, so an endless
+//! stream costs at most that.
+
+use mcpseal_protocol::jsonrpc::{self, MessageKind, is_response};
+use mcpseal_protocol::{Request, Wait};
+use serde_json::Value;
+
+use crate::connection::server_request::Answerer;
+use crate::diagnostics::Diagnostics;
+use crate::error::{TransportError, TransportErrorKind as Kind};
+use crate::exchange::Exchange;
+use crate::transport::{ReplyBody, ReplyStream, StreamItem, WholeBody};
+
+/// Reads `body` (the reply to `request`, sent with `id`) into `exchange`.
+pub(crate) async fn read_answer(
+    body: ReplyBody,
+    request: &Request,
+    id: &Value,
+    exchange: &mut Exchange,
+    answerer: &Answerer,
+    answer_headers: &[(String, String)],
+) -> Result<(), TransportError> {
+    let status = exchange.http_status.unwrap_or(0);
+    match body {
+        ReplyBody::Whole(body) => read_whole(body, request, status, exchange).await,
+        ReplyBody::Stream(stream) => {
+            read_stream(stream, request, id, exchange, answerer, answer_headers).await
+        }
+        ReplyBody::Inbox => Err(TransportError::new(
+            Kind::Protocol,
+            "no HTTP reply came back",
+        )),
+    }
+}
+
+async fn read_stream(
+    mut stream: ReplyStream,
+    request: &Request,
+    id: &Value,
+    exchange: &mut Exchange,
+    answerer: &Answerer,
+    answer_headers: &[(String, String)],
+) -> Result<(), TransportError> {
+    while let Some(item) = stream.next().await {
+        let value = match item? {
+            StreamItem::Message(m) => m.into_value(),
+            // Not JSON (e.g. a legacy `endpoint` event): evidence, not an answer.
+            StreamItem::Unparsed(data) => {
+                exchange
+                    .notifications
+                    .push(Value::String(Diagnostics::cut(&data)));
+                continue;
+            }
+        };
+        if is_response(&value) && value.get("id") == Some(id) {
+            exchange.response = Some(value);
+            return Ok(());
+        }
+        let is_ack = request.wait == Wait::ResponseOrAcknowledgement
+            && jsonrpc::acknowledged_subscription(&value) == Some(id);
+        if MessageKind::of(&value) == MessageKind::Request {
+            answerer.answer(value.clone(), answer_headers.to_vec());
+        }
+        exchange.notifications.push(value);
+        if is_ack {
+            return Ok(());
+        }
+    }
+    if request.notification {
+        return Ok(());
+    }
+    Err(TransportError::new(
+        Kind::Protocol,
+        format!("the event stream ended without a response to request id {id}"),
+    ))
+}
+
+async fn read_whole(
+    body: WholeBody,
+    request: &Request,
+    status: u16,
+    exchange: &mut Exchange,
+) -> Result<(), TransportError> {
+    let content_type = body.content_type().to_owned();
+    let bytes = body.read().await?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        if request.notification {
+            return Ok(());
+        }
+        return Err(TransportError::new(
+            Kind::Protocol,
+            format!("HTTP {status} with an empty body"),
+        ));
+    }
+    if std::str::from_utf8(&bytes).is_err() {
+        return Err(TransportError::new(
+            Kind::InvalidUtf8,
+            format!("HTTP {status}: the body is not valid UTF-8"),
+        ));
+    }
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) if is_response(&v) => {
+            exchange.response = Some(v);
+            Ok(())
+        }
+        _ if request.notification => Ok(()),
+        _ => Err(TransportError::new(
+            Kind::Protocol,
+            format!(
+                "HTTP {status} with no JSON-RPC response in the body ({}): {}",
+                if content_type.is_empty() {
+                    "no content-type"
+                } else {
+                    content_type.as_str()
+                },
+                Diagnostics::cut(&String::from_utf8_lossy(&bytes))
+            ),
+        )),
+    }
+}

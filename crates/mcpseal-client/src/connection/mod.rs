@@ -1,0 +1,364 @@
+//! A connection to one server, whatever the transport.
+//!
+//! [`Connection`] sits on a [`Transport`]: it hands out request ids, dresses requests for their
+//! era, follows a 2025 server's session (the `Mcp-Session-Id` it issued and the protocol version
+//! it negotiated, echoed on later legacy requests as 2025 clients do), matches answers to
+//! requests, answers server-to-client requests ([`ServerRequests`]), redacts secrets, and keeps
+//! diagnostics (stderr, non-JSON output, notifications, exit status) for reports. Every request
+//! comes back as an [`Exchange`], bounded by the request's timeout from the first byte written
+//! to the answer.
+
+mod dress;
+mod http_answer;
+mod routing;
+mod server_request;
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use mcpseal_protocol::jsonrpc::id_key;
+use mcpseal_protocol::keys::HEADER_SESSION_ID;
+use mcpseal_protocol::{Era, Request, client_info};
+use serde_json::{Value, json};
+use tokio::task::JoinHandle;
+
+pub use server_request::{ServerRequest, ServerRequests};
+
+use crate::error::{ConnectError, TransportError, TransportErrorKind as Kind};
+use crate::exchange::{Exchange, TransportKind};
+use crate::headers::recorded;
+use crate::public_get::{MetadataResponse, PublicClient};
+use crate::redact::Redactor;
+use crate::support::{elapsed_ms, lock};
+use crate::target::{Options, Target};
+use crate::transport::{Message, RawResponse, Transport};
+use dress::{LegacySession, answer_headers, request_headers};
+use http_answer::read_answer;
+use routing::{Outcome, SharedRouting, route};
+use server_request::Answerer;
+
+/// An open connection to one server.
+pub struct Connection {
+    transport: Arc<Transport>,
+    target: Target,
+    next_id: AtomicI64,
+    redactor: Redactor,
+    legacy: Mutex<LegacySession>,
+    options: Options,
+    routing: SharedRouting,
+    router: Option<JoinHandle<()>>,
+    answerer: Answerer,
+    public: OnceLock<Result<PublicClient, String>>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Some(router) = &self.router {
+            router.abort();
+        }
+    }
+}
+
+impl Connection {
+    /// Opens a connection: spawns the stdio server, or prepares the HTTP client (no request is
+    /// sent yet). Server-to-client requests are declined ([`ServerRequests::Decline`]).
+    ///
+    /// # Errors
+    /// See [`Transport::open`].
+    pub async fn open(target: &Target, options: Options) -> Result<Connection, ConnectError> {
+        Connection::open_with(target, options, ServerRequests::Decline).await
+    }
+
+    /// Opens a connection that handles server-to-client requests as `server_requests` says.
+    ///
+    /// # Errors
+    /// See [`Transport::open`].
+    pub async fn open_with(
+        target: &Target,
+        options: Options,
+        server_requests: ServerRequests,
+    ) -> Result<Connection, ConnectError> {
+        let mut redactor = Redactor::new(options.secret_headers.iter().cloned());
+        for (name, value) in &options.headers {
+            redactor.learn(name, value);
+        }
+        let (transport, inbox) = Transport::open(target, &options).await?;
+        let transport = Arc::new(transport);
+        let diagnostics = transport.shared_diagnostics().clone();
+        let answerer = Answerer::new(
+            server_requests,
+            Arc::downgrade(&transport),
+            diagnostics.clone(),
+            options.timeout,
+        );
+        let routing = SharedRouting::default();
+        // Over HTTP every answer comes back on its own POST; only stdio has an inbox to route.
+        let router = (transport.kind() == TransportKind::Stdio)
+            .then(|| tokio::spawn(route(inbox, routing.clone(), diagnostics, answerer.clone())));
+        Ok(Connection {
+            transport,
+            target: target.clone(),
+            next_id: AtomicI64::new(1),
+            redactor,
+            legacy: Mutex::new(LegacySession::default()),
+            options,
+            routing,
+            router,
+            answerer,
+            public: OnceLock::new(),
+        })
+    }
+
+    /// The transport in use.
+    pub fn transport(&self) -> TransportKind {
+        self.transport.kind()
+    }
+
+    /// The process id of a stdio server.
+    pub fn process_id(&self) -> Option<u32> {
+        self.transport.process_id()
+    }
+
+    /// The target this connection speaks to.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// The options it was opened with.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The redactor (for callers that render their own evidence).
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// The next JSON-RPC id (integers counting from 1).
+    pub fn next_id(&self) -> Value {
+        json!(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The session id a 2025 HTTP server issued, if any.
+    pub fn legacy_session_id(&self) -> Option<String> {
+        lock(&self.legacy).session_id.clone()
+    }
+
+    /// Sends one request (or notification) and returns what happened. Never fails: problems
+    /// are in [`Exchange::transport_error`].
+    pub async fn send(&self, request: Request) -> Exchange {
+        let id = request.id.clone().unwrap_or_else(|| self.next_id());
+        let mut exchange = match self.transport.kind() {
+            TransportKind::Stdio => self.send_stdio(&request, id).await,
+            TransportKind::Http => self.send_http(&request, id).await,
+        };
+        if request.method == "initialize"
+            && let Some(result) = exchange.result()
+        {
+            let mut s = lock(&self.legacy);
+            s.protocol_version = result
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            if let Some(sid) = exchange.response_header(HEADER_SESSION_ID) {
+                s.session_id = Some(sid.to_owned());
+            }
+        }
+        self.redactor.exchange(&mut exchange);
+        exchange
+    }
+
+    async fn send_stdio(&self, request: &Request, id: Value) -> Exchange {
+        let message = request.to_message(&id);
+        let started = Instant::now();
+        let mut exchange = Exchange::sent(TransportKind::Stdio, message.clone());
+        let timeout = request.timeout.unwrap_or(self.options.timeout);
+        let deadline = tokio::time::Instant::now() + timeout;
+        let key = id_key(&id);
+        // Registered before writing, so an answer that comes back at once is not missed.
+        let rx = if request.notification {
+            None
+        } else {
+            match lock(&self.routing).register(key.clone(), request.wait) {
+                Ok(rx) => Some(rx),
+                Err(err) => {
+                    exchange.transport_error = Some(err);
+                    return exchange;
+                }
+            }
+        };
+        let sent = self
+            .transport
+            .send(&Message::from_value(message), &[], timeout)
+            .await;
+        if let Err(err) = sent {
+            lock(&self.routing).finish(&key);
+            exchange.transport_error = Some(err);
+            exchange.duration_ms = elapsed_ms(started);
+            return exchange;
+        }
+        let Some(rx) = rx else {
+            exchange.duration_ms = elapsed_ms(started);
+            return exchange;
+        };
+        let outcome = tokio::time::timeout_at(deadline, rx).await;
+        exchange.notifications = lock(&self.routing).finish(&key);
+        match outcome {
+            Ok(Ok(Outcome::Message(v))) => {
+                // An acknowledgement that ended a listen is kept as a notification, the
+                // response stays empty: the server never answered the request itself.
+                if v.get("method").is_some() {
+                    if !exchange.notifications.contains(&v) {
+                        exchange.notifications.push(v);
+                    }
+                } else {
+                    exchange.response = Some(v);
+                }
+            }
+            Ok(Ok(Outcome::Failed(err))) => exchange.transport_error = Some(err),
+            Ok(Err(_)) => {
+                exchange.transport_error = Some(TransportError::new(
+                    Kind::Closed,
+                    "the stdout reader stopped",
+                ));
+            }
+            Err(_) => {
+                exchange.transport_error = Some(TransportError::timeout(&request.method, timeout));
+            }
+        }
+        exchange.duration_ms = elapsed_ms(started);
+        exchange
+    }
+
+    async fn send_http(&self, request: &Request, id: Value) -> Exchange {
+        let message = request.to_message(&id);
+        let session = lock(&self.legacy).clone();
+        let headers = request_headers(self.transport.base_headers(), request, &session);
+        let answers = answer_headers(self.transport.base_headers(), &session);
+        let started = Instant::now();
+        let mut exchange = Exchange::sent(TransportKind::Http, message.clone());
+        exchange.request_headers = recorded(&headers);
+        let timeout = request.timeout.unwrap_or(self.options.timeout);
+        let message = Message::from_value(message);
+        let outcome = tokio::time::timeout(timeout, async {
+            let reply = self.transport.send(&message, &headers, timeout).await?;
+            exchange.http_status = reply.status;
+            exchange.response_headers = reply.headers;
+            read_answer(
+                reply.body,
+                request,
+                &id,
+                &mut exchange,
+                &self.answerer,
+                &answers,
+            )
+            .await
+        })
+        .await;
+        exchange.transport_error = match outcome {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e),
+            Err(_) => Some(TransportError::timeout(&request.method, timeout)),
+        };
+        exchange.duration_ms = elapsed_ms(started);
+        exchange
+    }
+
+    /// The 2025 handshake: `initialize` with `protocol_version` and `clientInfo`, then, when it
+    /// succeeded, `notifications/initialized`. Returns both exchanges.
+    pub async fn handshake_with(
+        &self,
+        protocol_version: &str,
+        client: Value,
+    ) -> (Exchange, Option<Exchange>) {
+        let init = self
+            .send(Request::legacy(
+                "initialize",
+                Some(
+                    json!({"protocolVersion": protocol_version, "capabilities": {},
+                    "clientInfo": client}),
+                ),
+            ))
+            .await;
+        if init.result().is_none() {
+            return (init, None);
+        }
+        let initialized = self
+            .send(Request::legacy("notifications/initialized", None).notification())
+            .await;
+        (init, Some(initialized))
+    }
+
+    /// The 2025-11-25 handshake with mcpseal's own `clientInfo`.
+    pub async fn handshake(&self) -> (Exchange, Option<Exchange>) {
+        self.handshake_with(Era::Legacy.revision(), client_info())
+            .await
+    }
+
+    /// A raw HTTP request to the endpoint (e.g. `GET` expecting an event stream), reading a
+    /// bounded preview of the body and never draining it. `None` on stdio.
+    pub async fn raw_request(
+        &self,
+        method: &str,
+        headers: &[(String, String)],
+        with_session: bool,
+    ) -> Option<RawResponse> {
+        let mut all = headers.to_vec();
+        if with_session && let Some(sid) = self.legacy_session_id() {
+            all.push((HEADER_SESSION_ID.to_owned(), sid));
+        }
+        let mut raw = self.transport.raw_request(method, &all).await?;
+        raw.request_headers = raw
+            .request_headers
+            .iter()
+            .map(|h| self.redactor.header(&h.name, &h.value))
+            .collect();
+        raw.headers = raw
+            .headers
+            .iter()
+            .map(|h| self.redactor.header(&h.name, &h.value))
+            .collect();
+        raw.body_preview = self.redactor.scrub(&raw.body_preview);
+        Some(raw)
+    }
+
+    /// GETs a public JSON document (OAuth metadata and the like), possibly on another origin,
+    /// through a [`PublicClient`] (no user header ever, same-origin redirects only). `None` on
+    /// stdio.
+    pub async fn fetch_metadata(&self, url: &str) -> Option<MetadataResponse> {
+        if self.transport.kind() != TransportKind::Http {
+            return None;
+        }
+        let client = self.public.get_or_init(|| {
+            PublicClient::new(self.options.timeout, self.options.limits.max_metadata_bytes)
+                .map_err(|e| e.to_string())
+        });
+        Some(match client {
+            Ok(client) => client.get_json(url).await,
+            Err(e) => MetadataResponse {
+                url: url.to_owned(),
+                status: None,
+                body: None,
+                error: Some(e.clone()),
+            },
+        })
+    }
+
+    /// Diagnostics so far (stderr, notifications, non-JSON output, exit status), secrets
+    /// scrubbed.
+    pub fn diagnostics(&self) -> Vec<String> {
+        self.transport
+            .diagnostics()
+            .into_iter()
+            .map(|l| self.redactor.scrub(&l))
+            .collect()
+    }
+
+    /// Ends the connection: closes the child's stdin, waits briefly, then kills it (at once
+    /// when it is not reading its stdin). Dropping a connection kills the child too, just less
+    /// politely.
+    pub async fn close(&self) {
+        self.transport.close().await;
+    }
+}

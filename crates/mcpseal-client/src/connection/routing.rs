@@ -1,0 +1,223 @@
+//! Matching a stdio server's output to the requests in flight.
+//!
+//! One task reads the transport's inbox and routes each message: a response goes to the
+//! request waiting for its id; a notification or server request is attached to every request
+//! in flight (and a server request is answered, in a task of its own); a
+//! `subscriptions/listen` acknowledgement ends the wait of the listen it names. A fault (an
+//! oversize or non-UTF-8 line) fails the requests in flight; the end of the server's output
+//! fails them and every later one at once, so a crash costs milliseconds, not a timeout.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use mcpseal_protocol::Wait;
+use mcpseal_protocol::jsonrpc::{self, MessageKind, id_key};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::connection::server_request::Answerer;
+use crate::diagnostics::{Diagnostics, SharedDiagnostics};
+use crate::error::{TransportError, TransportErrorKind as Kind};
+use crate::support::lock;
+use crate::transport::{Inbound, Inbox};
+
+/// Server messages attached to one request at most.
+const MAX_ATTACHED: usize = 1000;
+
+/// What ended a wait.
+pub(crate) enum Outcome {
+    /// The response, or the acknowledgement that ended a listen.
+    Message(Value),
+    /// No answer will come.
+    Failed(TransportError),
+}
+
+struct Pending {
+    tx: Option<oneshot::Sender<Outcome>>,
+    wait: Wait,
+    notifications: Vec<Value>,
+}
+
+/// The requests in flight, and whether the server's output has ended.
+#[derive(Default)]
+pub(crate) struct Routing {
+    pending: HashMap<String, Pending>,
+    closed: Option<TransportError>,
+}
+
+pub(crate) type SharedRouting = Arc<Mutex<Routing>>;
+
+impl Routing {
+    /// Waits for the answer to `key`; refused once the output has ended.
+    pub(crate) fn register(
+        &mut self,
+        key: String,
+        wait: Wait,
+    ) -> Result<oneshot::Receiver<Outcome>, TransportError> {
+        if let Some(err) = &self.closed {
+            return Err(err.clone());
+        }
+        let (tx, rx) = oneshot::channel();
+        self.pending.insert(
+            key,
+            Pending {
+                tx: Some(tx),
+                wait,
+                notifications: Vec::new(),
+            },
+        );
+        Ok(rx)
+    }
+
+    /// Stops waiting for `key`; returns what was attached to it.
+    pub(crate) fn finish(&mut self, key: &str) -> Vec<Value> {
+        self.pending
+            .remove(key)
+            .map(|p| p.notifications)
+            .unwrap_or_default()
+    }
+
+    fn fail_all(&mut self, err: &TransportError, permanent: bool) {
+        if permanent && self.closed.is_none() {
+            self.closed = Some(err.clone());
+        }
+        for p in self.pending.values_mut() {
+            if let Some(tx) = p.tx.take() {
+                let _ = tx.send(Outcome::Failed(err.clone()));
+            }
+        }
+    }
+
+    fn attach(&mut self, value: &Value) {
+        for p in self.pending.values_mut() {
+            if p.notifications.len() < MAX_ATTACHED {
+                p.notifications.push(value.clone());
+            }
+        }
+    }
+
+    fn complete(&mut self, key: &str, value: Value) -> Result<(), Value> {
+        match self.pending.get_mut(key).and_then(|p| p.tx.take()) {
+            Some(tx) => {
+                let _ = tx.send(Outcome::Message(value));
+                Ok(())
+            }
+            None => Err(value),
+        }
+    }
+}
+
+/// Routes the inbox until the server's output ends.
+pub(crate) async fn route(
+    mut inbox: Inbox,
+    routing: SharedRouting,
+    diagnostics: SharedDiagnostics,
+    answerer: Answerer,
+) {
+    while let Some(item) = inbox.recv().await {
+        match item {
+            Inbound::Message(message) => {
+                route_message(message.into_value(), &routing, &diagnostics, &answerer);
+            }
+            Inbound::Fault(err) => lock(&routing).fail_all(&err, false),
+            Inbound::Closed(err) => {
+                lock(&routing).fail_all(&err, true);
+                return;
+            }
+        }
+    }
+    let err = TransportError::new(Kind::Closed, "the stdout reader stopped");
+    lock(&routing).fail_all(&err, true);
+}
+
+fn route_message(
+    value: Value,
+    routing: &SharedRouting,
+    diagnostics: &SharedDiagnostics,
+    answerer: &Answerer,
+) {
+    let method = jsonrpc::method_of(&value).unwrap_or("").to_owned();
+    match MessageKind::of(&value) {
+        MessageKind::Response => {
+            let key = jsonrpc::id_of(&value).map(id_key).unwrap_or_default();
+            if let Err(value) = lock(routing).complete(&key, value) {
+                let id = jsonrpc::id_of(&value)
+                    .map(Value::to_string)
+                    .unwrap_or_default();
+                lock(diagnostics).push(format!(
+                    "[stray response] id {} matches no request in flight",
+                    Diagnostics::cut(&id)
+                ));
+            }
+        }
+        // 2026 servers must not send these; 2025 servers may. Kept as evidence, and answered
+        // (declined by default) so the server does not wait on us.
+        MessageKind::Request => {
+            lock(diagnostics).push(format!("[server request] {method}"));
+            lock(routing).attach(&value);
+            answerer.answer(value, Vec::new());
+        }
+        MessageKind::Notification => {
+            lock(diagnostics).push(format!("[notification] {method}"));
+            let ack_for = jsonrpc::acknowledged_subscription(&value).map(id_key);
+            let mut r = lock(routing);
+            r.attach(&value);
+            if let Some(key) = ack_for
+                && r.pending
+                    .get(&key)
+                    .is_some_and(|p| p.wait == Wait::ResponseOrAcknowledgement)
+            {
+                let _ = r.complete(&key, value);
+            }
+        }
+        MessageKind::Invalid => {
+            lock(diagnostics).push(format!(
+                "[non-JSON-RPC stdout] {}",
+                Diagnostics::cut(&value.to_string())
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn responses_go_to_their_request_and_notifications_to_all() {
+        let mut r = Routing::default();
+        let mut one = r.register(id_key(&json!(1)), Wait::Response).expect("open");
+        let _two = r
+            .register(id_key(&json!("1")), Wait::Response)
+            .expect("open");
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/progress"});
+        r.attach(&note);
+        assert!(
+            r.complete(&id_key(&json!(1)), json!({"id": 1, "result": {}}))
+                .is_ok()
+        );
+        assert!(matches!(one.try_recv(), Ok(Outcome::Message(v)) if v["id"] == 1));
+        // The string id "1" is another request: still waiting, with the notification.
+        assert_eq!(r.finish(&id_key(&json!("1"))), vec![note.clone()]);
+        assert_eq!(r.finish(&id_key(&json!(1))), vec![note]);
+        // A second answer to a finished request is stray.
+        assert!(r.complete(&id_key(&json!(1)), json!({"id": 1})).is_err());
+    }
+
+    #[test]
+    fn closing_fails_waiters_and_later_requests() {
+        let mut r = Routing::default();
+        let mut waiting = r.register("1".into(), Wait::Response).expect("open");
+        let err = TransportError::new(Kind::Oversize, "too big");
+        r.fail_all(&err, false);
+        assert!(matches!(waiting.try_recv(), Ok(Outcome::Failed(e)) if e.kind == Kind::Oversize));
+        assert!(
+            r.register("2".into(), Wait::Response).is_ok(),
+            "a fault is not the end"
+        );
+        r.fail_all(&TransportError::new(Kind::Closed, "gone"), true);
+        let refused = r.register("3".into(), Wait::Response).err();
+        assert_eq!(refused.map(|e| e.kind), Some(Kind::Closed));
+    }
+}

@@ -1,0 +1,173 @@
+//! The stdout and stderr readers of a stdio server.
+//!
+//! stdout is framed by [`LineFramer`] (bounded: a 100 MB line without a newline costs the limit,
+//! not 100 MB) and each line is judged once: a JSON-RPC message goes to the inbox; a line that
+//! is not JSON, or JSON that is no JSON-RPC message, becomes a diagnostic (servers print banners
+//! and logs to stdout); an oversize or non-UTF-8 line is a fault the inbox reports. The reader
+//! never waits for anything but the inbox, so it can never be blocked behind a write to stdin.
+
+use std::sync::Arc;
+
+use mcpseal_protocol::framing::{Frame, LineFramer};
+use mcpseal_protocol::jsonrpc::MessageKind;
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::sync::mpsc;
+
+use crate::diagnostics::{Diagnostics, SharedDiagnostics};
+use crate::error::{TransportError, TransportErrorKind as Kind};
+use crate::support::lock;
+use crate::transport::message::{Inbound, Message};
+use crate::transport::process::ServerProcess;
+
+/// Bytes read from a pipe at a time.
+const CHUNK: usize = 64 * 1024;
+/// Longest stderr line kept.
+const MAX_STDERR_LINE: usize = 64 * 1024;
+
+/// Reads stdout until EOF, then reports [`Inbound::Closed`] (with the exit status) and ends.
+pub(crate) async fn read_stdout<R: AsyncRead + Unpin>(
+    mut stdout: R,
+    max: usize,
+    inbox: mpsc::Sender<Inbound>,
+    diagnostics: SharedDiagnostics,
+    process: Arc<ServerProcess>,
+) {
+    let mut framer = LineFramer::new(max);
+    let mut buf = vec![0u8; CHUNK];
+    let mut frames = Vec::new();
+    let closed = loop {
+        let n = match stdout.read(&mut buf).await {
+            Ok(n) => n,
+            Err(e) => break format!("reading stdout failed: {e}"),
+        };
+        if n == 0 {
+            let partial = framer.pending();
+            let msg = if partial > 0 {
+                format!(
+                    "the server closed stdout after writing an incomplete message ({partial} bytes without a newline)"
+                )
+            } else {
+                "the server closed stdout (the process exited)".to_owned()
+            };
+            lock(&diagnostics).push(format!("[stdout] {msg}"));
+            break msg;
+        }
+        framer.feed(&buf[..n], &mut frames);
+        for frame in frames.drain(..) {
+            let item = match frame {
+                Frame::Oversize => {
+                    let msg =
+                        format!("the server wrote a message larger than the {max}-byte limit");
+                    lock(&diagnostics).push(format!("[stdout] {msg}"));
+                    Some(Inbound::Fault(TransportError::new(Kind::Oversize, msg)))
+                }
+                Frame::Line(bytes) => judge_line(bytes, &diagnostics),
+            };
+            // A consumer that went away must not stop the draining: a server blocked on a
+            // full stdout pipe never exits.
+            if let Some(item) = item {
+                let _ = inbox.send(item).await;
+            }
+        }
+    };
+    let err = process
+        .explain(TransportError::new(Kind::Closed, closed))
+        .await;
+    let _ = inbox.send(Inbound::Closed(err)).await;
+}
+
+/// What one complete stdout line is.
+fn judge_line(bytes: Vec<u8>, diagnostics: &SharedDiagnostics) -> Option<Inbound> {
+    let Ok(text) = String::from_utf8(bytes) else {
+        let msg = "the server wrote a line that is not valid UTF-8".to_owned();
+        lock(diagnostics).push(format!("[stdout] {msg}"));
+        return Some(Inbound::Fault(TransportError::new(Kind::InvalidUtf8, msg)));
+    };
+    if text.trim().is_empty() {
+        return None;
+    }
+    let value = match serde_json::from_str::<Value>(&text) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => {
+            lock(diagnostics).push(format!("[non-JSON stdout] {}", Diagnostics::cut(&text)));
+            return None;
+        }
+    };
+    if MessageKind::of(&value) == MessageKind::Invalid {
+        lock(diagnostics).push(format!("[non-JSON-RPC stdout] {}", Diagnostics::cut(&text)));
+        return None;
+    }
+    Some(Inbound::Message(Message::from_parts(text, value)))
+}
+
+/// Keeps stderr lines (the newest, cut) as diagnostics until EOF.
+pub(crate) async fn read_stderr<R: AsyncRead + Unpin>(
+    mut stderr: R,
+    diagnostics: SharedDiagnostics,
+) {
+    let mut framer = LineFramer::new(MAX_STDERR_LINE);
+    let mut buf = vec![0u8; CHUNK];
+    let mut frames = Vec::new();
+    loop {
+        match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => framer.feed(&buf[..n], &mut frames),
+        }
+        let mut d = lock(&diagnostics);
+        for frame in frames.drain(..) {
+            match frame {
+                Frame::Line(bytes) => d.push_stderr(&String::from_utf8_lossy(&bytes)),
+                Frame::Oversize => d.push_stderr("<stderr line over 64 KiB cut>"),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judge(line: &[u8]) -> (Option<Inbound>, Vec<String>) {
+        let diagnostics = Diagnostics::shared(10);
+        let item = judge_line(line.to_vec(), &diagnostics);
+        let lines = lock(&diagnostics).lines();
+        (item, lines)
+    }
+
+    #[test]
+    fn only_json_rpc_messages_reach_the_inbox() {
+        let (item, diags) = judge(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        assert!(matches!(item, Some(Inbound::Message(m)) if m.id() == Some(&1.into())));
+        assert!(diags.is_empty());
+        let (item, diags) = judge(b"server starting...");
+        assert!(item.is_none());
+        assert_eq!(diags, ["[non-JSON stdout] server starting..."]);
+        let (item, diags) = judge(br#"{"hello":"world"}"#);
+        assert!(item.is_none());
+        assert!(diags[0].starts_with("[non-JSON-RPC stdout]"), "{diags:?}");
+        let (item, diags) = judge(b"[1,2]");
+        assert!(item.is_none());
+        assert!(diags[0].starts_with("[non-JSON stdout]"), "{diags:?}");
+        assert!(judge(b"   ").0.is_none());
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_fault() {
+        let (item, diags) = judge(b"{\"id\":1,\"result\":\"\xff\xfe\"}");
+        match item {
+            Some(Inbound::Fault(e)) => assert_eq!(e.kind, Kind::InvalidUtf8),
+            other => panic!("{other:?}"),
+        }
+        assert!(diags[0].contains("not valid UTF-8"));
+    }
+
+    #[test]
+    fn message_text_is_kept_verbatim() {
+        let line = br#"{"z":1, "jsonrpc":"2.0","method":"notifications/progress"}"#;
+        let Some(Inbound::Message(m)) = judge(line).0 else {
+            panic!("a message")
+        };
+        assert_eq!(m.text().as_bytes(), line);
+    }
+}

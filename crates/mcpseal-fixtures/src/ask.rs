@@ -1,0 +1,165 @@
+//! `--ask-client`: a server that sends the client a request (`roots/list`, as 2025 servers do)
+//! before it answers one of the client's, and answers that one only with what the client said.
+//!
+//! It exists for the client's server-request handling: that the answer comes back at all (the
+//! default decline, or a handler's result), over stdio and over an HTTP event stream. With
+//! `--ask-padding BYTES` (stdio) it also provokes the deadlock a client falls into when its
+//! stdout reader waits for stdin: the fixture waits until the client has started writing its
+//! *next* message, then sends the request followed by BYTES of notifications, more than a pipe
+//! holds, and reads stdin again only once all of it was read. A client that stops reading
+//! stdout to answer while its next message is still being written never finishes either.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::io::{self, BufRead, Write};
+use std::sync::{Mutex, OnceLock};
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use clap::Args;
+use futures_util::stream::{self, StreamExt};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+use crate::jsonrpc;
+
+/// The knobs of this module (flattened into the fixture's flags).
+#[derive(Debug, Clone, Default, Args)]
+pub struct AskKnobs {
+    /// Before answering METHOD, send the client a `roots/list` request; answer METHOD only once
+    /// the client answered it, with `{"askedClient": <its answer>}` (server-request handling)
+    #[arg(long, value_name = "METHOD")]
+    pub ask_client: Option<String>,
+
+    /// stdio, with --ask-client: wait until the client writes its next message, then follow the
+    /// request with BYTES of notifications (a client whose stdout reader waits for stdin deadlocks)
+    #[arg(long, value_name = "BYTES", requires = "ask_client")]
+    pub ask_padding: Option<usize>,
+}
+
+/// The id of the request the fixture sends the client.
+fn ask_id(n: u64) -> Value {
+    json!(format!("fixture-ask-{n}"))
+}
+
+fn ask_request(id: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"})
+}
+
+fn final_answer(request: &Value, answer: &Value) -> Value {
+    jsonrpc::result(
+        request.get("id").unwrap_or(&Value::Null),
+        json!({"askedClient": answer}),
+    )
+}
+
+fn is_asked(knobs: &AskKnobs, msg: &Value) -> bool {
+    msg.get("id").is_some()
+        && knobs.ask_client.as_deref().is_some()
+        && msg.get("method").and_then(Value::as_str) == knobs.ask_client.as_deref()
+}
+
+/// The stdio side: the one request waiting for the client's answer.
+#[derive(Debug, Default)]
+pub struct StdioAsk {
+    waiting: Option<(Value, Value)>,
+    asked: u64,
+}
+
+impl StdioAsk {
+    /// Handles `msg` when it is this module's business (the asked method, or the client's
+    /// answer to our request); returns `false` to let the handler have it.
+    ///
+    /// # Errors
+    /// I/O errors on stdin or stdout.
+    pub fn intercept(
+        &mut self,
+        knobs: &AskKnobs,
+        msg: &Value,
+        input: &mut impl BufRead,
+    ) -> io::Result<bool> {
+        if let Some((request, id)) = &self.waiting
+            && msg.get("method").is_none()
+            && msg.get("id") == Some(id)
+        {
+            let mut out = io::stdout().lock();
+            writeln!(out, "{}", final_answer(request, msg))?;
+            out.flush()?;
+            self.waiting = None;
+            return Ok(true);
+        }
+        if self.waiting.is_some() || !is_asked(knobs, msg) {
+            return Ok(false);
+        }
+        if knobs.ask_padding.is_some() {
+            // Blocks until the first bytes of the client's next message are here.
+            input.fill_buf()?;
+        }
+        self.asked += 1;
+        let id = ask_id(self.asked);
+        let mut out = io::stdout().lock();
+        writeln!(out, "{}", ask_request(&id))?;
+        let mut left = knobs.ask_padding.unwrap_or(0);
+        let pad = "p".repeat(16 * 1024);
+        while left > 0 {
+            let note = jsonrpc::notification(
+                "notifications/message",
+                json!({"level": "debug", "data": pad}),
+            );
+            let line = format!("{note}\n");
+            out.write_all(line.as_bytes())?;
+            left = left.saturating_sub(line.len());
+        }
+        out.flush()?;
+        self.waiting = Some((msg.clone(), id));
+        Ok(true)
+    }
+}
+
+type Waiters = Mutex<HashMap<String, oneshot::Sender<Value>>>;
+
+fn waiters() -> &'static Waiters {
+    static WAITERS: OnceLock<Waiters> = OnceLock::new();
+    WAITERS.get_or_init(Waiters::default)
+}
+
+fn lock(w: &Waiters) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Value>>> {
+    w.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The HTTP side: the asked method gets an event stream carrying our request, then (once the
+/// client POSTed its answer) the final answer; the client's answer gets 202. `None` lets the
+/// fixture handle the POST as usual.
+pub fn http_post(knobs: &AskKnobs, msg: &Value) -> Option<Response> {
+    if msg.get("method").is_none()
+        && let Some(id) = msg.get("id").and_then(Value::as_str)
+        && let Some(tx) = lock(waiters()).remove(id)
+    {
+        let _ = tx.send(msg.clone());
+        return Some(StatusCode::ACCEPTED.into_response());
+    }
+    if !is_asked(knobs, msg) {
+        return None;
+    }
+    static ASKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = ASKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    let id = ask_id(n);
+    let (tx, rx) = oneshot::channel();
+    lock(waiters()).insert(id.as_str().unwrap_or_default().to_owned(), tx);
+    let request = msg.clone();
+    let first = crate::sse::event(&ask_request(&id));
+    let then = async move {
+        let answer = rx.await.unwrap_or(Value::Null);
+        crate::sse::event(&final_answer(&request, &answer))
+    };
+    let body = stream::once(async move { first })
+        .chain(stream::once(then))
+        .map(|s| Ok::<Bytes, Infallible>(Bytes::from(s)));
+    let mut r = Response::new(Body::from_stream(body));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    Some(r)
+}
