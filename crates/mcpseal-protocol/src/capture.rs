@@ -249,7 +249,7 @@ impl RawCapture {
 
     /// The version the server reports for itself (`serverInfo.version`, either era).
     pub fn reported_version(&self) -> Option<String> {
-        crate::server_version(&self.server_result()?).map(str::to_owned)
+        crate::identity::server_version(&self.server_result()?).map(str::to_owned)
     }
 
     /// Serialises the capture to compact JSON bytes (the format [`RawCapture::from_slice`]
