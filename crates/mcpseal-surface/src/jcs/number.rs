@@ -293,7 +293,7 @@ mod tests {
         let mut rng = Rng(0x1234_5678_9abc_def1);
         let mut text = String::new();
         let mut digits_path = 0;
-        for _ in 0..200_000 {
+        for _ in 0..50_000 {
             text.clear();
             if rng.below(2) == 0 {
                 text.push('-');
@@ -340,7 +340,7 @@ mod tests {
             }
         }
         assert!(
-            digits_path > 50_000,
+            digits_path > 12_000,
             "digits path taken {digits_path} times"
         );
     }
@@ -349,7 +349,7 @@ mod tests {
     fn random_doubles_agree_with_serde_json() {
         // Every double's shortest text, its 15- and 17-digit texts: the hard cases for rounding.
         let mut rng = Rng(0x0bad_cafe_f00d_d00d);
-        for _ in 0..100_000 {
+        for _ in 0..30_000 {
             let x = f64::from_bits(rng.next());
             if !x.is_finite() {
                 continue;

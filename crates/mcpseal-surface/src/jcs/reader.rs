@@ -5,8 +5,9 @@
 //! error. Accepted: the JSON grammar (RFC 8259, with serde_json's whitespace: space, tab, LF,
 //! CR), valid UTF-8, escapes whose surrogates come in proper pairs, numbers inside the double
 //! range, at most [`MAX_DEPTH`] levels of arrays and objects counted from the reader's start
-//! (serde_json's recursion limit). That is exactly what mcpseal's validating walk accepts
-//! (`mcpseal_protocol::validate_json`), minus nothing; the tests pit the two against each other.
+//! (serde_json's recursion limit). That is what mcpseal's validating walk accepts
+//! (`mcpseal_protocol::validate_json`) and what `serde_json::from_slice::<Value>` accepts; the
+//! tests and the fuzz targets pit the reader against both.
 //!
 //! What the reader produces goes to a [`Sink`]: a tape ([`super::tape::Tape`]) when the value
 //! is to be canonicalised, or nothing ([`Validate`]) when it only has to be checked.
@@ -25,8 +26,8 @@ pub(crate) const MAX_DEPTH: u32 = 127;
 pub(crate) trait Sink {
     /// `null`, `true`, `false`.
     fn literal(&mut self, which: Literal) -> Result<(), Bail>;
-    /// A string at `src[start..end]` (quotes included); `escaped` when it holds a backslash.
-    fn string(&mut self, src: &[u8], start: usize, end: usize, escaped: bool) -> Result<(), Bail>;
+    /// A string token of `src`; `key` for an object member's name.
+    fn string(&mut self, src: &[u8], token: Str, key: bool) -> Result<(), Bail>;
     /// A number at `src[start..end]`, classified.
     fn number(
         &mut self,
@@ -56,7 +57,7 @@ impl Sink for Validate {
     fn literal(&mut self, _: Literal) -> Result<(), Bail> {
         Ok(())
     }
-    fn string(&mut self, _: &[u8], _: usize, _: usize, _: bool) -> Result<(), Bail> {
+    fn string(&mut self, _: &[u8], _: Str, _: bool) -> Result<(), Bail> {
         Ok(())
     }
     fn number(&mut self, _: &[u8], _: usize, _: usize, _: number::Canonical) -> Result<(), Bail> {
@@ -75,7 +76,11 @@ impl Sink for Validate {
 pub(crate) struct Str {
     pub(crate) start: usize,
     pub(crate) end: usize,
+    /// It holds a backslash: its decoded text differs from its inner bytes.
     pub(crate) escaped: bool,
+    /// Its bytes are already its RFC 8785 form: every escape is one JCS writes the same way
+    /// (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`), none is `\/` or `\u`.
+    pub(crate) canonical: bool,
 }
 
 impl Str {
@@ -210,7 +215,7 @@ impl<'a> Reader<'a> {
         match self.peek() {
             Some(b'"') => {
                 let s = self.string()?;
-                sink.string(self.src, s.start, s.end, s.escaped)
+                sink.string(self.src, s, false)
             }
             Some(b'{') => {
                 self.pos += 1;
@@ -224,7 +229,7 @@ impl<'a> Reader<'a> {
                             return Err(Bail);
                         }
                         let k = self.string()?;
-                        sink.string(self.src, k.start, k.end, k.escaped)?;
+                        sink.string(self.src, k, true)?;
                         self.eat(b':')?;
                         self.value(sink)?;
                         match self.peek() {
@@ -336,6 +341,7 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         let mut p = start + 1;
         let mut escaped = false;
+        let mut canonical = true;
         let mut non_ascii = false;
         loop {
             // Plain content, eight bytes at a time while no byte can end the run.
@@ -361,6 +367,10 @@ impl<'a> Reader<'a> {
                 }
                 Some(b'\\') => {
                     escaped = true;
+                    canonical &= matches!(
+                        src.get(p + 1),
+                        Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't')
+                    );
                     p = escape(src, p)?;
                 }
                 Some(&b) if b >= 0x80 => {
@@ -381,6 +391,7 @@ impl<'a> Reader<'a> {
             start,
             end: p,
             escaped,
+            canonical,
         })
     }
 }

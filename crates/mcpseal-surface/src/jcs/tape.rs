@@ -19,7 +19,7 @@
 use std::cmp::Ordering;
 
 use super::number::Canonical;
-use super::reader::{Bail, Literal, Reader, Sink, decode};
+use super::reader::{Bail, Literal, Reader, Sink, Str, decode};
 use super::{utf16_cmp_bytes, write_string_bytes};
 
 /// One value on the tape. Ranges are `u32` (the reader refuses larger inputs).
@@ -34,6 +34,9 @@ enum Node {
     Str(u32, u32),
     /// A string with escapes: its decoded text in `arena[a..b]`, escaped on output.
     Esc(u32, u32),
+    /// A string value whose escapes JCS writes the same way (`\n`, `\"`, ...): `src[a..b]`,
+    /// quotes included, written verbatim and decoded only when looked up.
+    StrEsc(u32, u32),
     /// A number whose source text `src[a..b]` is canonical.
     Num(u32, u32),
     /// A number formatted into `arena[a..b]`.
@@ -70,13 +73,16 @@ impl Sink for Tape {
         Ok(())
     }
 
-    fn string(&mut self, src: &[u8], start: usize, end: usize, escaped: bool) -> Result<(), Bail> {
-        let node = if escaped {
-            let a = idx(self.arena.len())?;
-            decode(&src[start + 1..end - 1], &mut self.arena)?;
-            Node::Esc(a, idx(self.arena.len())?)
+    fn string(&mut self, src: &[u8], t: Str, key: bool) -> Result<(), Bail> {
+        // Keys are compared by their decoded text, so an escaped key is decoded at once.
+        let node = if !t.escaped {
+            Node::Str(idx(t.start)?, idx(t.end)?)
+        } else if t.canonical && !key {
+            Node::StrEsc(idx(t.start)?, idx(t.end)?)
         } else {
-            Node::Str(idx(start)?, idx(end)?)
+            let a = idx(self.arena.len())?;
+            decode(t.inner(src), &mut self.arena)?;
+            Node::Esc(a, idx(self.arena.len())?)
         };
         self.nodes.push(node);
         Ok(())
@@ -132,10 +138,16 @@ impl Tape {
 
     /// The value of the top-level object's member `key` (its last occurrence), as seen by
     /// `serde_json::Value::get`: `None` when absent (or the value is not an object),
-    /// `Some(None)` when present but not a string, `Some(Some(text))` with the decoded text.
-    pub(crate) fn member_str<'s>(&'s self, src: &'s [u8], key: &[u8]) -> Option<Option<&'s [u8]>> {
+    /// `Some(None)` when present but not a string, `Some(Some(text))` with the decoded text
+    /// (decoded into `buf` when it has escapes).
+    pub(crate) fn member_str<'s>(
+        &'s self,
+        src: &'s [u8],
+        key: &[u8],
+        buf: &'s mut Vec<u8>,
+    ) -> Result<Option<Option<&'s [u8]>>, Bail> {
         let Some(&Node::Obj(end)) = self.nodes.first() else {
-            return None;
+            return Ok(None);
         };
         let mut found = None;
         let mut i = 1;
@@ -146,7 +158,21 @@ impl Tape {
             }
             i = self.next(v);
         }
-        found.map(|v| self.str_bytes(src, v))
+        let Some(v) = found else {
+            return Ok(None);
+        };
+        Ok(Some(match self.nodes.get(v) {
+            Some(&Node::StrEsc(a, b)) => {
+                buf.clear();
+                decode(
+                    src.get(a as usize + 1..(b as usize).saturating_sub(1))
+                        .ok_or(Bail)?,
+                    buf,
+                )?;
+                Some(buf.as_slice())
+            }
+            _ => self.str_bytes(src, v),
+        }))
     }
 
     /// Writes the canonical (RFC 8785) bytes of the value read to `out`.
@@ -218,7 +244,7 @@ impl Writer<'_> {
             Node::True => out.extend_from_slice(b"true"),
             Node::False => out.extend_from_slice(b"false"),
             Node::Zero => out.push(b'0'),
-            Node::Str(a, b) | Node::Num(a, b) => {
+            Node::Str(a, b) | Node::StrEsc(a, b) | Node::Num(a, b) => {
                 out.extend_from_slice(self.src.get(range(a, b)).unwrap_or_default());
             }
             Node::Formatted(a, b) => {

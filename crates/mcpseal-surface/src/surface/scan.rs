@@ -367,14 +367,18 @@ impl ListBuild {
         let start = start(r);
         tape.read(r)?;
         let src = r.src();
-        let Some(Some(identity)) = tape.member_str(src, self.kind.identity_key().as_bytes()) else {
+        // Decoding scratch: allocates only for an identity or description with escapes.
+        let mut buf = Vec::new();
+        let Some(Some(identity)) =
+            tape.member_str(src, self.kind.identity_key().as_bytes(), &mut buf)?
+        else {
             self.refused = true;
             return Ok(());
         };
         let identity = String::from_utf8(identity.to_vec()).map_err(|_| Bail)?;
         let mut canonical = Vec::with_capacity(r.pos() - start);
         tape.write(src, &mut canonical);
-        let description = tape.member_str(src, b"description").flatten();
+        let description = tape.member_str(src, b"description", &mut buf)?.flatten();
         self.items.push(Item::new(identity, canonical, description));
         Ok(())
     }

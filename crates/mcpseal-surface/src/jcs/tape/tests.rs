@@ -324,7 +324,7 @@ fn config(cases: u32) -> ProptestConfig {
 }
 
 proptest! {
-    #![proptest_config(config(512))]
+    #![proptest_config(config(160))]
 
     #[test]
     fn random_json_text_agrees(text in json_text()) {

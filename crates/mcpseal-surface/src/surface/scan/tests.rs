@@ -1,7 +1,7 @@
 //! The fast path against the reference path: the same surface whenever the fast path accepts,
 //! never an acceptance the reference refuses, and no declining on the shapes real captures have.
 //! Inputs: every SPEC vector, the mcp-surface anchors, the 300 random captures the Python
-//! differential test uses (plus 3 000 more), mutations of them, and hand-written structural
+//! differential test uses (plus 700 more), mutations of them, and hand-written structural
 //! edge cases of the capture document.
 
 use serde_json::{Value, json};
@@ -119,7 +119,7 @@ fn every_anchor_agrees() {
 #[test]
 fn random_captures_take_the_fast_path() {
     // The first 300 are exactly the captures tests/differential.rs checks against Python.
-    for (seed, count) in [(0x005e_ed0f_5ea1, 300), (0x00dd_ba11, 3_000)] {
+    for (seed, count) in [(0x005e_ed0f_5ea1, 300), (0x00dd_ba11, 700)] {
         let mut rng = Rng(seed);
         let (mut accepted, mut refused) = (0, 0);
         for _ in 0..count {
@@ -146,7 +146,7 @@ fn mutated_captures_never_fool_the_fast_path() {
         b'"', b'\\', b'u', b'd', b'8', b'0', b',', b':', b'[', b']', b'{', b'}', b'n', b' ', b'e',
         b'-', 0x01, 0xC3, 0xED,
     ];
-    for _ in 0..2_000 {
+    for _ in 0..800 {
         let mut bytes = capture(&mut rng).into_bytes();
         for _ in 0..1 + rng.below(3) {
             let i = rng.below(bytes.len() as u64) as usize;
@@ -214,6 +214,8 @@ fn capture_document_shapes() {
             r#"{"pages":[{"tools":[{"n\u0061me":"a","description":"x","description":"\u00e9"}]}]}"#,
         ),
         tools(r#"{"pages":[{"tools":[{"name":"a","description":1}]}]}"#),
+        tools(r#"{"pages":[{"tools":[{"name":"a\nb","description":"line\nnext \"q\" \\ \t"}]}]}"#),
+        tools(r#"{"pages":[{"tools":[{"name":"\"a\"","description":"\/ \u0041 \n"}]}]}"#),
         tools(r#"{"pages":[{"tools":[{"name":"a"}],"resources":"ignored"}],"x":[]}"#),
     ] {
         taken(&text);
