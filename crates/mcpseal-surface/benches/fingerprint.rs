@@ -2,8 +2,9 @@
 //! over 100 pages, and 5 000 tools over 50 pages), against a baseline in the same run: serde_json
 //! parse to `Value` + compact serialise of the same bytes. A third row, SHA-256 of the input
 //! bytes alone, is the floor no fingerprint can beat (every canonical byte is hashed twice: once
-//! for its item, once for the document). Figures and commands: BENCHMARKS.md, section "Surface
-//! fingerprint".
+//! for its item, once for the document). With `--features differential`, the reference path (the
+//! pipeline before the fast path) runs in the same group. Figures and commands: BENCHMARKS.md,
+//! section "Surface fingerprint".
 #![allow(missing_docs, reason = "criterion macros generate undocumented items")]
 
 #[path = "common/generate.rs"]
@@ -42,6 +43,16 @@ fn bench(c: &mut Criterion) {
         group.bench_function("fingerprint_mcpseal_1", |b| {
             b.iter(|| {
                 Surface::from_slice(black_box(&bytes))
+                    .expect("generated capture is valid")
+                    .fingerprint(Form::McpSeal1)
+            });
+        });
+        // The pipeline as it was before the fast path (serde walk, `Value` per item), still in
+        // the crate as the reference: `--features differential` adds it to the same run.
+        #[cfg(feature = "differential")]
+        group.bench_function("reference_path_mcpseal_1", |b| {
+            b.iter(|| {
+                mcpseal_surface::differential::reference_from_slice(black_box(&bytes))
                     .expect("generated capture is valid")
                     .fingerprint(Form::McpSeal1)
             });
