@@ -1,6 +1,6 @@
 //! The fast path against the reference path: the same surface whenever the fast path accepts,
 //! never an acceptance the reference refuses, and no declining on the shapes real captures have.
-//! Inputs: every SPEC vector, the mcp-surface anchors, the 300 random captures the Python
+//! Inputs: every SPEC vector, the mcp-surface anchors, the saved fixture captures, the 300 random captures the Python
 //! differential test uses (plus 700 more), mutations of them, and hand-written structural
 //! edge cases of the capture document.
 
@@ -73,6 +73,23 @@ fn every_spec_vector_takes_the_fast_path() {
     let file = data("mcpseal-1-vectors.json");
     for v in file["vectors"].as_array().expect("vectors") {
         taken(v["rawCapture"].as_str().expect("text"));
+    }
+}
+
+#[test]
+fn saved_fixture_captures_take_the_fast_path() {
+    // What `mcpseal snapshot --save-capture` wrote against the fixtures, as it is and written
+    // back by `RawCapture::to_vec` (with `schemaVersion`).
+    for name in ["modern", "legacy"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/data/captures-v0/{name}.capture.json"));
+        let bytes = std::fs::read(path).expect("saved capture");
+        taken(std::str::from_utf8(&bytes).expect("UTF-8"));
+        let again = parse_capture(&bytes)
+            .expect("capture")
+            .to_vec()
+            .expect("serialise");
+        taken(std::str::from_utf8(&again).expect("UTF-8"));
     }
 }
 
