@@ -1,13 +1,33 @@
-//! `Surface::from_slice` on arbitrary bytes; on success, both canonical forms and fingerprints,
-//! and canonicalisation is idempotent (JCS of the parsed canonical bytes gives the same bytes)
-//! and agrees with `canonical_value`.
+//! `Surface::from_slice` on arbitrary bytes: the fast path (one pass, tape writer) and the
+//! reference path (serde walk, `Value` per item) give the same surface whenever the fast path
+//! accepts, and the fast path never accepts what the reference refuses (also through
+//! `from_capture`). On success, both canonical forms and fingerprints: canonicalisation is
+//! idempotent (JCS of the parsed canonical bytes gives the same bytes) and agrees with
+//! `canonical_value`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcpseal_surface::{Form, Surface, jcs};
+use mcpseal_surface::differential::{
+    fast_from_capture, fast_from_slice, reference_from_capture, reference_from_slice,
+};
+use mcpseal_surface::{Form, Surface, jcs, parse_capture};
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
+    let fast = fast_from_slice(data);
+    let reference = reference_from_slice(data);
+    match (&fast, &reference) {
+        (Some(f), Ok(r)) => assert_eq!(f, r, "fast and reference surfaces differ"),
+        (Some(_), Err(e)) => panic!("fast path accepted what the reference refuses: {e}"),
+        _ => {}
+    }
+    if let Ok(raw) = parse_capture(data) {
+        match (fast_from_capture(&raw), reference_from_capture(&raw)) {
+            (Some(f), Ok(r)) => assert_eq!(f, r, "from_capture: fast and reference differ"),
+            (Some(_), Err(e)) => panic!("from_capture: fast accepted a refusal: {e}"),
+            _ => {}
+        }
+    }
     let Ok(surface) = Surface::from_slice(data) else {
         return;
     };

@@ -6,6 +6,12 @@
 //! behaviour in this file protects the fingerprint from upstream drift. The RFC 8785 number
 //! vectors and the mcp-surface anchor vectors are tests of this module.
 //!
+//! Two writers share these rules: [`write_jcs`] serialises a `serde_json::Value` (the public
+//! API, used by the lock and diff code, and the reference the fast path is tested against), and
+//! [`tape`] writes the canonical bytes straight from JSON text through a borrowed, validating
+//! reader ([`reader`]), the hot path of every surface item. [`number`] turns a number's text
+//! into its canonical text, without a double where the digits alone decide.
+//!
 //! Invariants:
 //! * output is always valid UTF-8 JSON that parses back to an equal value;
 //! * `jcs(parse(jcs(v))) == jcs(v)` (idempotence, property-tested);
@@ -17,6 +23,10 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
 use sha2::{Digest, Sha256};
+
+pub(crate) mod number;
+pub(crate) mod reader;
+pub(crate) mod tape;
 
 /// Serialises `value` with RFC 8785 (JCS) and returns the UTF-8 bytes.
 ///
@@ -100,21 +110,29 @@ fn write_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
 /// JavaScript or Python implementation (`key=lambda s: s.encode("utf-16-be")`) agrees. Differs
 /// from `str::cmp` (code points) only between U+E000..=U+FFFF and characters >= U+10000.
 pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
-    let (ab, bb) = (a.as_bytes(), b.as_bytes());
-    let Some(i) = ab.iter().zip(bb.iter()).position(|(x, y)| x != y) else {
-        return ab.len().cmp(&bb.len());
+    utf16_cmp_bytes(a.as_bytes(), b.as_bytes())
+}
+
+/// [`utf16_cmp`] on the UTF-8 bytes of two strings (keys straight from JSON text).
+///
+/// Why it works on bytes: UTF-8 byte order is code point order, which is UTF-16 order except
+/// that characters >= U+10000 (lead bytes F0..=F4, high surrogates in UTF-16) sort before
+/// U+E000..=U+FFFF (lead bytes EE, EF). At the first differing byte, either both bytes continue
+/// a character with the same lead byte (same class: byte order holds), or both are lead bytes:
+/// ranking F0..=F4 between ED and EE gives UTF-16 order. Both inputs must be valid UTF-8.
+pub(crate) fn utf16_cmp_bytes(a: &[u8], b: &[u8]) -> Ordering {
+    let Some(i) = a.iter().zip(b.iter()).position(|(x, y)| x != y) else {
+        return a.len().cmp(&b.len());
     };
-    // Back up to the start of the character that differs (same prefix in both strings).
-    let mut start = i;
-    while start > 0 && !a.is_char_boundary(start) {
-        start -= 1;
-    }
-    let ca = a[start..].chars().next().map_or(0, u32::from);
-    let cb = b[start..].chars().next().map_or(0, u32::from);
-    // A character >= U+10000 starts with a high surrogate (0xD800..=0xDBFF): below U+E000,
-    // above U+D7FF. Two astral characters compare like their code points.
-    let key = |c: u32| if c >= 0x1_0000 { (0xD800, c) } else { (c, c) };
-    key(ca).cmp(&key(cb))
+    let rank = |c: u8| {
+        let c = u16::from(c);
+        if c >= 0xF0 {
+            0xED * 16 + 8 + (c - 0xF0)
+        } else {
+            c * 16
+        }
+    };
+    rank(a[i]).cmp(&rank(b[i]))
 }
 
 /// Writes a string as ECMAScript `JSON.stringify` does (RFC 8785 §3.2.2.2).
@@ -123,8 +141,12 @@ pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
 /// controls below U+0020 as `\u00xx` with lowercase hex; everything else (including `/`,
 /// U+007F, U+2028 and all non-ASCII) written raw as UTF-8.
 pub(crate) fn write_string(s: &str, out: &mut Vec<u8>) {
+    write_string_bytes(s.as_bytes(), out);
+}
+
+/// [`write_string`] on the UTF-8 bytes of a decoded string.
+pub(crate) fn write_string_bytes(bytes: &[u8], out: &mut Vec<u8>) {
     out.push(b'"');
-    let bytes = s.as_bytes();
     let mut run = 0;
     for (i, &b) in bytes.iter().enumerate() {
         if b >= 0x20 && b != b'"' && b != b'\\' {
@@ -154,7 +176,7 @@ pub(crate) fn write_string(s: &str, out: &mut Vec<u8>) {
 
 const TWO_53: u64 = 1 << 53;
 
-fn write_number(n: &Number, out: &mut Vec<u8>) {
+pub(crate) fn write_number(n: &Number, out: &mut Vec<u8>) {
     if let Some(u) = n.as_u64() {
         if u <= TWO_53 {
             push_display(u, out);
@@ -211,13 +233,23 @@ pub(crate) fn write_f64(x: f64, out: &mut Vec<u8>) {
             k += 1;
         }
     }
-    let digits = &digits[..k];
     let exp: i32 = std::str::from_utf8(&text[(e_pos + 1).min(text.len())..])
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
     // value = 0.d1d2...dk × 10^n
-    let n = exp + 1;
+    layout(&digits[..k], exp + 1, out);
+}
+
+/// Lays out the shortest digits `d1..dk` (no leading or trailing zero) of a positive number
+/// `0.d1d2...dk × 10^n` as ECMAScript `Number::toString` does (the sign is written already):
+/// positional when -6 < n <= 21, `d[.ddd]e±x` otherwise.
+pub(crate) fn layout(digits: &[u8], n: i32, out: &mut Vec<u8>) {
+    let k = digits.len();
+    let Some(&first) = digits.first() else {
+        out.push(b'0');
+        return;
+    };
     let k_i = i32::try_from(k).unwrap_or(i32::MAX);
     if k_i <= n && n <= 21 {
         out.extend_from_slice(digits);
@@ -235,7 +267,7 @@ pub(crate) fn write_f64(x: f64, out: &mut Vec<u8>) {
         out.extend(std::iter::repeat_n(b'0', usize::try_from(-n).unwrap_or(0)));
         out.extend_from_slice(digits);
     } else {
-        out.push(digits[0]);
+        out.push(first);
         if k > 1 {
             out.push(b'.');
             out.extend_from_slice(&digits[1..]);

@@ -28,6 +28,9 @@
 #![deny(missing_docs)]
 
 pub mod diff;
+#[cfg(any(test, feature = "differential"))]
+#[doc(hidden)]
+pub mod differential;
 mod jcs;
 pub mod lock;
 mod surface;

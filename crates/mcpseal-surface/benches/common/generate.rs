@@ -44,11 +44,14 @@ fn tool(i: usize) -> Value {
     })
 }
 
+/// Tools per page of the generated capture.
+pub const PER_PAGE: usize = 100;
+
 /// The capture as JSON bytes. Built tool by tool so the generator itself stays small.
 pub fn capture(tools: usize) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(br#"{"era":"2026-07-28","server":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{"listChanged":true}},"instructions":"Benchmark server.","ttlMs":60000,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1.0.0"}}},"lists":{"tools":{"pages":["#);
-    let per_page = 100;
+    let per_page = PER_PAGE;
     let pages = tools.div_ceil(per_page);
     for p in 0..pages {
         if p > 0 {

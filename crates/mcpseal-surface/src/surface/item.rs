@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use crate::jcs::hex;
 
@@ -16,6 +17,17 @@ pub struct Item {
 }
 
 impl Item {
+    /// An item from its identity, canonical bytes and the decoded text of its `description`
+    /// when that is a string; computes both hashes.
+    pub(super) fn new(identity: String, canonical: Vec<u8>, description: Option<&[u8]>) -> Item {
+        Item {
+            sha256: Sha256::digest(&canonical).into(),
+            description_sha256: description.map(|d| Sha256::digest(d).into()),
+            identity,
+            canonical,
+        }
+    }
+
     /// The identity (`name`, `uri` or `uriTemplate`).
     pub fn identity(&self) -> &str {
         &self.identity

@@ -13,7 +13,16 @@
 //! [`item`] (one item's canonical bytes and hashes), [`server`] (the server part of both
 //! forms), [`form`] (the two canonical forms), [`canonical`] (writing and hashing the bytes),
 //! [`fingerprint`] (the hash document), [`compat`] (what `mcp-surface/1` needs beyond the
-//! strict path). This file holds [`Surface`] itself: construction and read access.
+//! strict path), [`scan`] (the fast path from bytes, checked against the reference path). This
+//! file holds [`Surface`] itself: construction and read access.
+//!
+//! Two paths build a surface. The reference path is the one SPEC.md describes step by step: a
+//! validating serde walk over the whole document, a `RawCapture` with pages as raw text, each
+//! item parsed into a `serde_json::Value` and written with [`crate::write_jcs`]. The fast path
+//! ([`scan`]) reads the bytes once and writes each item's canonical bytes from a borrowed tape.
+//! The public constructors try the fast path and fall back to the reference path whenever it
+//! declines, so errors always come from the reference path; the tests and the fuzz targets
+//! hold the two to the same surfaces.
 
 mod canonical;
 mod compat;
@@ -23,6 +32,10 @@ mod form;
 mod item;
 mod list;
 mod pages;
+#[cfg(test)]
+#[path = "../../tests/common/random.rs"]
+pub(crate) mod random;
+mod scan;
 mod server;
 
 use mcpseal_protocol::{CaptureError, Era, RawCapture, validate_json};
@@ -56,8 +69,10 @@ impl Surface {
     /// double range, nesting deeper than 127), on an item of a served list without a string
     /// identity, and on duplicate identities within a served list.
     pub fn from_capture(capture: &RawCapture) -> Result<Surface, SurfaceError> {
-        validate_raw(capture)?;
-        Self::build(capture, true)
+        match scan::from_capture(capture) {
+            Ok(surface) => Ok(surface),
+            Err(_) => Self::reference_from_capture(capture),
+        }
     }
 
     /// Parses capture bytes and normalises them (the whole pipeline's first half).
@@ -65,8 +80,34 @@ impl Surface {
     /// # Errors
     /// As [`RawCapture::from_slice`] and [`Surface::from_capture`].
     pub fn from_slice(bytes: &[u8]) -> Result<Surface, SurfaceError> {
+        match scan::from_slice(bytes) {
+            Ok(surface) => Ok(surface),
+            Err(_) => Self::reference_from_slice(bytes),
+        }
+    }
+
+    /// [`Surface::from_capture`] by the reference path only (validating walk, `Value` per item).
+    pub(crate) fn reference_from_capture(capture: &RawCapture) -> Result<Surface, SurfaceError> {
+        validate_raw(capture)?;
+        Self::build(capture, true)
+    }
+
+    /// [`Surface::from_slice`] by the reference path only.
+    pub(crate) fn reference_from_slice(bytes: &[u8]) -> Result<Surface, SurfaceError> {
         // `parse_capture` has validated every byte already.
         Self::build(&parse_capture(bytes)?, true)
+    }
+
+    /// [`Surface::from_slice`] by the fast path only; `None` when it declines.
+    #[cfg(any(test, feature = "differential"))]
+    pub(crate) fn fast_from_slice(bytes: &[u8]) -> Option<Surface> {
+        scan::from_slice(bytes).ok()
+    }
+
+    /// [`Surface::from_capture`] by the fast path only; `None` when it declines.
+    #[cfg(any(test, feature = "differential"))]
+    pub(crate) fn fast_from_capture(capture: &RawCapture) -> Option<Surface> {
+        scan::from_capture(capture).ok()
     }
 
     fn build(capture: &RawCapture, strict: bool) -> Result<Surface, SurfaceError> {

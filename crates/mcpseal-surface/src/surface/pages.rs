@@ -7,13 +7,12 @@ use std::cmp::Ordering;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use sha2::{Digest, Sha256};
 
 use super::compat::js_string;
 use super::error::json_error;
 use super::{Item, ListKind, ListState, NotServed, NotServedKind, SurfaceError};
 use crate::jcs::{utf16_cmp, write_jcs};
-use mcpseal_protocol::{FailureKind, ListCapture};
+use mcpseal_protocol::{FailureKind, ListCapture, ListFailure};
 
 fn not_served(kind: NotServedKind, message: impl Into<String>) -> ListState {
     ListState::NotServed(NotServed {
@@ -30,19 +29,13 @@ pub(super) fn build_list(
     strict: bool,
 ) -> Result<ListState, SurfaceError> {
     let Some(capture) = capture else {
-        return Ok(not_served(NotServedKind::NotCaptured, "not captured"));
+        return Ok(not_captured());
     };
     if let Some(f) = &capture.failure {
-        let k = match f.kind {
-            FailureKind::Error => NotServedKind::Error,
-            FailureKind::Transport => NotServedKind::Transport,
-            FailureKind::PageCap => NotServedKind::PageCap,
-            FailureKind::CursorLoop => NotServedKind::CursorLoop,
-        };
-        return Ok(not_served(k, f.message.clone()));
+        return Ok(failed(f));
     }
     if capture.pages.is_empty() {
-        return Ok(not_served(NotServedKind::Malformed, "no page captured"));
+        return Ok(no_page());
     }
     let key = kind.key();
     let where_ = |page: usize| format!("{kind} page {}", page + 1);
@@ -52,20 +45,14 @@ pub(super) fn build_list(
     for (p, raw) in capture.pages.iter().enumerate() {
         let text = raw.get();
         if !text.trim_start().starts_with('{') {
-            return Ok(not_served(
-                NotServedKind::Malformed,
-                format!("page {}: result is not an object", p + 1),
-            ));
+            return Ok(not_an_object(p));
         }
         let map: Entries<'_> = serde_json::from_str(text).map_err(|e| json_error(where_(p), e))?;
         let is_array = map
             .last(key)
             .is_some_and(|v| v.get().trim_start().starts_with('['));
         if !is_array {
-            return Ok(not_served(
-                NotServedKind::Malformed,
-                format!("page {}: no array under `{key}`", p + 1),
-            ));
+            return Ok(no_array(p, key));
         }
         pages.push(map);
     }
@@ -92,33 +79,75 @@ pub(super) fn build_list(
             };
             let mut canonical = Vec::with_capacity(raw_item.get().len());
             write_jcs(&value, &mut canonical);
-            let sha256 = Sha256::digest(&canonical).into();
-            let description_sha256 = value
+            let description = value
                 .get("description")
                 .and_then(Value::as_str)
-                .map(|d| Sha256::digest(d.as_bytes()).into());
-            items.push(Item {
-                identity,
-                canonical,
-                sha256,
-                description_sha256,
-            });
+                .map(str::as_bytes);
+            items.push(Item::new(identity, canonical, description));
         }
     }
-    // Stable: ties keep capture order (only possible when not strict).
-    items.sort_by(|a, b| utf16_cmp(&a.identity, &b.identity));
-    if strict
-        && let Some(w) = items
-            .windows(2)
-            .find(|w| utf16_cmp(&w[0].identity, &w[1].identity) == Ordering::Equal)
-    {
+    sort_items(&mut items);
+    if strict && let Some(identity) = first_duplicate(&items) {
         return Err(SurfaceError::DuplicateIdentity {
             list: kind,
             key: id_key,
-            identity: w[0].identity.clone(),
+            identity: identity.to_owned(),
         });
     }
     Ok(ListState::Served(items))
+}
+
+// The verdicts below are shared with the fast path (`scan`), so both say exactly the same.
+
+/// A list with a failure: `null`, for the failure's reason.
+pub(super) fn failed(f: &ListFailure) -> ListState {
+    let k = match f.kind {
+        FailureKind::Error => NotServedKind::Error,
+        FailureKind::Transport => NotServedKind::Transport,
+        FailureKind::PageCap => NotServedKind::PageCap,
+        FailureKind::CursorLoop => NotServedKind::CursorLoop,
+    };
+    not_served(k, f.message.clone())
+}
+
+/// A list absent from the capture.
+pub(super) fn not_captured() -> ListState {
+    not_served(NotServedKind::NotCaptured, "not captured")
+}
+
+/// A list without a failure and without pages.
+pub(super) fn no_page() -> ListState {
+    not_served(NotServedKind::Malformed, "no page captured")
+}
+
+/// Page `p` (zero-based) is not an object.
+pub(super) fn not_an_object(p: usize) -> ListState {
+    not_served(
+        NotServedKind::Malformed,
+        format!("page {}: result is not an object", p + 1),
+    )
+}
+
+/// Page `p` (zero-based) has no array under the list key.
+pub(super) fn no_array(p: usize, key: &str) -> ListState {
+    not_served(
+        NotServedKind::Malformed,
+        format!("page {}: no array under `{key}`", p + 1),
+    )
+}
+
+/// Sorts items by identity (UTF-16 code units). Stable: ties keep capture order (only possible
+/// when not strict).
+pub(super) fn sort_items(items: &mut [Item]) {
+    items.sort_by(|a, b| utf16_cmp(&a.identity, &b.identity));
+}
+
+/// The first identity held by two items of a sorted list.
+pub(super) fn first_duplicate(items: &[Item]) -> Option<&str> {
+    items
+        .windows(2)
+        .find(|w| utf16_cmp(&w[0].identity, &w[1].identity) == Ordering::Equal)
+        .map(|w| w[0].identity.as_str())
 }
 
 /// The members of a page object in document order, duplicates included: the last

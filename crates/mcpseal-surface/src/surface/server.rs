@@ -2,6 +2,7 @@
 //! for both forms. Volatile fields (`serverInfo.version`, the 2026 `protocolVersion`) are
 //! dropped here so they never reach a hash.
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::SurfaceError;
@@ -42,14 +43,19 @@ fn without_version(v: &Value) -> Value {
 
 /// Both forms' server objects from a capture's server result (`null` when absent).
 pub(super) fn server_part(capture: &RawCapture) -> Result<ServerPart, SurfaceError> {
-    let parsed: Value = match &capture.server {
-        Some(raw) => serde_json::from_str(raw.get()).map_err(|e| json_error("server".into(), e))?,
+    server_part_of(capture.era, capture.server.as_deref().map(RawValue::get))
+}
+
+/// Both forms' server objects from the JSON text of a server result (`None`: absent or `null`).
+pub(super) fn server_part_of(era: Era, server: Option<&str>) -> Result<ServerPart, SurfaceError> {
+    let parsed: Value = match server {
+        Some(text) => serde_json::from_str(text).map_err(|e| json_error("server".into(), e))?,
         None => Value::Null,
     };
     let empty = Map::new();
     let obj = parsed.as_object().unwrap_or(&empty);
 
-    let supported_versions = match capture.era {
+    let supported_versions = match era {
         Era::Modern => match present(obj.get("supportedVersions")) {
             Some(Value::Array(a)) if a.iter().all(Value::is_string) => {
                 let mut a = a.clone();
@@ -64,7 +70,7 @@ pub(super) fn server_part(capture: &RawCapture) -> Result<ServerPart, SurfaceErr
             None => Value::Null,
         },
     };
-    let server_info = match capture.era {
+    let server_info = match era {
         Era::Modern => present(obj.get("_meta").and_then(|m| m.get(SERVER_INFO_META_KEY)))
             .or_else(|| present(obj.get("serverInfo"))),
         Era::Legacy => present(obj.get("serverInfo")),

@@ -8,6 +8,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+pub mod random;
+
 /// `crates/mcpseal-surface/tests/data/<name>`.
 pub fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
