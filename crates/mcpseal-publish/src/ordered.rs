@@ -42,10 +42,7 @@ impl Ordered {
     /// The member `key` of an object, mutably.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Ordered> {
         match self {
-            Ordered::Object(members) => members
-                .iter_mut()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v),
+            Ordered::Object(members) => members.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
         }
     }
@@ -69,7 +66,8 @@ impl Ordered {
         if self.get(key).is_none() && !self.set(key, Ordered::Object(Vec::new())) {
             return None;
         }
-        self.get_mut(key).filter(|v| matches!(v, Ordered::Object(_)))
+        self.get_mut(key)
+            .filter(|v| matches!(v, Ordered::Object(_)))
     }
 
     /// The same value as a `serde_json::Value` (object keys sorted, order lost).
@@ -248,7 +246,10 @@ mod tests {
         let mut doc = Ordered::parse(r#"{"b":1,"a":2}"#).expect("parses");
         doc.set("b", Ordered::Bool(true));
         doc.set("c", Ordered::Null);
-        assert_eq!(doc.render(""), "{\n\"b\": true,\n\"a\": 2,\n\"c\": null\n}\n");
+        assert_eq!(
+            doc.render(""),
+            "{\n\"b\": true,\n\"a\": 2,\n\"c\": null\n}\n"
+        );
         assert!(doc.object_entry("a").is_none(), "a number is not an object");
         assert!(doc.object_entry("new").is_some());
     }

@@ -43,7 +43,9 @@ pub struct EntryRef {
 
 /// A reference that is not `NAME[@VERSION]`.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("`{0}` is not a registry name: expected `NAMESPACE/NAME[@VERSION|latest]`, e.g. `io.github.me/weather@1.2.0`")]
+#[error(
+    "`{0}` is not a registry name: expected `NAMESPACE/NAME[@VERSION|latest]`, e.g. `io.github.me/weather@1.2.0`"
+)]
 pub struct BadEntryRef(pub String);
 
 impl EntryRef {
@@ -56,7 +58,9 @@ impl EntryRef {
             Some((n, v)) => (n, v),
             None => (s, "latest"),
         };
-        let ok = name.split_once('/').is_some_and(|(ns, n)| !ns.is_empty() && !n.is_empty())
+        let ok = name
+            .split_once('/')
+            .is_some_and(|(ns, n)| !ns.is_empty() && !n.is_empty())
             && !version.is_empty()
             && !name.chars().any(char::is_whitespace);
         if !ok {
@@ -177,7 +181,9 @@ impl Entry {
                 Some("deleted") => Some(Status::Deleted),
                 _ => None,
             },
-            is_latest: official.and_then(|o| o.get("isLatest")).and_then(Value::as_bool),
+            is_latest: official
+                .and_then(|o| o.get("isLatest"))
+                .and_then(Value::as_bool),
             published_at: text("publishedAt"),
             status_message: text("statusMessage"),
         })
@@ -185,7 +191,10 @@ impl Entry {
 
     /// `server.name`.
     pub fn name(&self) -> &str {
-        self.server.get("name").and_then(Value::as_str).unwrap_or("")
+        self.server
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
     }
 
     /// `server.version`.
@@ -195,7 +204,10 @@ impl Entry {
 
     /// Which fingerprint blocks the entry publishes (`mcpseal`, `mcp-surface`).
     pub fn blocks(&self) -> Vec<&'static str> {
-        let provided = self.server.get("_meta").and_then(|m| m.get(PUBLISHER_PROVIDED));
+        let provided = self
+            .server
+            .get("_meta")
+            .and_then(|m| m.get(PUBLISHER_PROVIDED));
         [(MCPSEAL_KEY, "mcpseal"), (MCP_SURFACE_KEY, "mcp-surface")]
             .into_iter()
             .filter(|(k, _)| provided.and_then(|p| p.get(*k)).is_some())

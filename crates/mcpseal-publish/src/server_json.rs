@@ -42,12 +42,17 @@ pub enum ServerJsonError {
     #[error("`server.json` has no `streamable-http` remote to name as the endpoint")]
     NoEndpoint,
     /// The endpoint is a URL template.
-    #[error("the endpoint `{0}` is a URL template; a fingerprint is published for one concrete URL")]
+    #[error(
+        "the endpoint `{0}` is a URL template; a fingerprint is published for one concrete URL"
+    )]
     TemplatedEndpoint(String),
 }
 
 fn list(v: &[Violation]) -> String {
-    v.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    v.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 impl ServerJsonError {
@@ -90,7 +95,9 @@ impl ServerJson {
     pub fn parse(text: &str) -> Result<ServerJson, ServerJsonError> {
         let doc = Ordered::parse(text).map_err(|e| ServerJsonError::NotJson(e.to_string()))?;
         if !matches!(doc, Ordered::Object(_)) {
-            return Err(ServerJsonError::Shape("the top level is not an object".into()));
+            return Err(ServerJsonError::Shape(
+                "the top level is not an object".into(),
+            ));
         }
         Ok(ServerJson {
             value: doc.to_value(),

@@ -95,7 +95,9 @@ pub enum ClaimError {
         form: String,
     },
     /// A newer block format.
-    #[error("the `{MCPSEAL_KEY}` block has `schemaVersion` {found}; this mcpseal reads {BLOCK_SCHEMA_VERSION}")]
+    #[error(
+        "the `{MCPSEAL_KEY}` block has `schemaVersion` {found}; this mcpseal reads {BLOCK_SCHEMA_VERSION}"
+    )]
     Newer {
         /// The version found.
         found: u64,
@@ -144,7 +146,8 @@ fn seal_claim(block: &Value) -> Result<Claim, ClaimError> {
             form: form.to_owned(),
         });
     }
-    let b: SealBlock = serde_json::from_value(block.clone()).map_err(|e| malformed(e.to_string()))?;
+    let b: SealBlock =
+        serde_json::from_value(block.clone()).map_err(|e| malformed(e.to_string()))?;
     let form = b
         .form
         .parse::<Form>()
@@ -239,28 +242,43 @@ mod tests {
         let seal = json!({"schemaVersion": 1, "form": "mcpseal/1", "spec": "s", "endpoint": "http://x/mcp",
             "declared": {"sha256": h, "lockedAt": "1.0.0", "exclude": ["/tools"]}});
         let c = read_claim(&server(MCPSEAL_KEY, seal.clone())).expect("claim");
-        assert_eq!((c.source, c.form, c.exclude.len()), (ClaimSource::Mcpseal, Form::McpSeal1, 1));
+        assert_eq!(
+            (c.source, c.form, c.exclude.len()),
+            (ClaimSource::Mcpseal, Form::McpSeal1, 1)
+        );
         let ms = json!({"form": "mcp-surface/1", "spec": "s", "endpoint": "http://x/mcp",
             "declared": {"sha256": h, "lockedAt": "1.0.0"},
             "anonymous": {"sha256": "0", "answers": {"ping": true}}});
         let c = read_claim(&server(MCP_SURFACE_KEY, ms.clone())).expect("claim");
         assert_eq!(c.source, ClaimSource::McpSurface);
-        assert!(!c.anonymous.expect("anonymous").hash_holds, "a wrong hash is reported");
+        assert!(
+            !c.anonymous.expect("anonymous").hash_holds,
+            "a wrong hash is reported"
+        );
         let mut both = server(MCPSEAL_KEY, seal);
         both["_meta"][PUBLISHER_PROVIDED][MCP_SURFACE_KEY] = ms;
-        assert_eq!(read_claim(&both).expect("claim").source, ClaimSource::Mcpseal);
+        assert_eq!(
+            read_claim(&both).expect("claim").source,
+            ClaimSource::Mcpseal
+        );
     }
 
     #[test]
     fn refusals() {
-        assert_eq!(read_claim(&json!({"name": "a/b"})), Err(ClaimError::NoBlock));
+        assert_eq!(
+            read_claim(&json!({"name": "a/b"})),
+            Err(ClaimError::NoBlock)
+        );
         let unknown = json!({"schemaVersion": 1, "form": "mcpseal/9"});
         assert!(matches!(
             read_claim(&server(MCPSEAL_KEY, unknown)),
             Err(ClaimError::UnknownForm { .. })
         ));
         let newer = json!({"schemaVersion": 2, "form": "mcpseal/1"});
-        assert_eq!(read_claim(&server(MCPSEAL_KEY, newer)), Err(ClaimError::Newer { found: 2 }));
+        assert_eq!(
+            read_claim(&server(MCPSEAL_KEY, newer)),
+            Err(ClaimError::Newer { found: 2 })
+        );
         assert!(matches!(
             read_claim(&server(MCP_SURFACE_KEY, json!({"form": "mcp-surface/2"}))),
             Err(ClaimError::UnknownForm { .. })

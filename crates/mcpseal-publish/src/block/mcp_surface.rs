@@ -174,8 +174,7 @@ pub fn from_mcp_surface_lock(text: &str) -> Result<McpSurfaceDeclaration, BlockE
         }
         Ok(Some((versao, sha, conteudo)))
     };
-    let (versao, sha256, _) =
-        section("declarada")?.ok_or_else(|| bad("`declarada` is missing"))?;
+    let (versao, sha256, _) = section("declarada")?.ok_or_else(|| bad("`declarada` is missing"))?;
     let answers = section("semToken")?.and_then(|(_, _, c)| {
         let route = c.get("apiKeyAusente")?.get("POST /mcp")?.as_object()?;
         Some(
@@ -208,7 +207,11 @@ mod tests {
         let d = from_mcp_surface_lock(&lock.to_string()).expect("reads");
         assert_eq!(d.locked_at, "1.1.0");
         let answers = d.answers.clone().expect("answers");
-        assert_eq!(answers.len(), 2, "tools/call is left out without a named call");
+        assert_eq!(
+            answers.len(),
+            2,
+            "tools/call is left out without a named call"
+        );
         let block = d.block("https://x/mcp");
         assert!(block.anonymous.as_ref().expect("anonymous").hash_holds());
         let mut edited = lock.clone();

@@ -10,7 +10,7 @@ use thiserror::Error;
 
 pub use claim::{Claim, ClaimAnonymous, ClaimError, ClaimSource, ExpectedAnswer, read_claim};
 pub use mcp_surface::{
-    McpSurfaceBlock, McpSurfaceDeclaration, from_mcp_surface_lock, MCP_SURFACE_PROBES,
+    MCP_SURFACE_PROBES, McpSurfaceBlock, McpSurfaceDeclaration, from_mcp_surface_lock,
 };
 pub use seal::{BLOCK_SCHEMA_VERSION, SealBlock, SealDeclared};
 

@@ -79,7 +79,10 @@ pub fn places(mcp_url: &str) -> Vec<(Place, String)> {
     };
     let endpoint = mcp_url.split(['?', '#']).next().unwrap_or(mcp_url);
     vec![
-        (Place::Catalog, format!("{origin}/.well-known/ai-catalog.json")),
+        (
+            Place::Catalog,
+            format!("{origin}/.well-known/ai-catalog.json"),
+        ),
         (
             Place::Reserved,
             format!("{}/server-card", endpoint.trim_end_matches('/')),
@@ -92,7 +95,10 @@ pub fn places(mcp_url: &str) -> Vec<(Place, String)> {
             Place::WellKnownServerCardJson,
             format!("{origin}/.well-known/mcp/server-card.json"),
         ),
-        (Place::WellKnownMcpJson, format!("{origin}/.well-known/mcp.json")),
+        (
+            Place::WellKnownMcpJson,
+            format!("{origin}/.well-known/mcp.json"),
+        ),
     ]
 }
 

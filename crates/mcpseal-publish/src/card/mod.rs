@@ -127,7 +127,9 @@ impl Card {
                                 .get("supportedProtocolVersions")
                                 .and_then(Value::as_array)
                                 .map(|a| {
-                                    a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()
+                                    a.iter()
+                                        .filter_map(|v| v.as_str().map(str::to_owned))
+                                        .collect()
                                 }),
                         })
                     })
@@ -144,7 +146,11 @@ impl Card {
         };
         Card {
             shape,
-            name: if shape == CardShape::V1 { text(doc.get("name")) } else { None },
+            name: if shape == CardShape::V1 {
+                text(doc.get("name"))
+            } else {
+                None
+            },
             server_name: text(info.and_then(|i| i.get("name"))),
             version: if shape == CardShape::V1 {
                 text(doc.get("version"))
@@ -166,8 +172,14 @@ mod tests {
 
     #[test]
     fn shapes_are_told_apart() {
-        assert_eq!(detect(&json!({"$schema": "x", "name": "a/b"})), CardShape::V1);
-        assert_eq!(detect(&json!({"name": "a/b", "version": "1"})), CardShape::V1);
+        assert_eq!(
+            detect(&json!({"$schema": "x", "name": "a/b"})),
+            CardShape::V1
+        );
+        assert_eq!(
+            detect(&json!({"name": "a/b", "version": "1"})),
+            CardShape::V1
+        );
         assert_eq!(
             detect(&json!({"serverInfo": {"name": "a", "version": "1"}, "tools": []})),
             CardShape::Smithery
@@ -178,7 +190,9 @@ mod tests {
         );
         assert_eq!(detect(&json!({"hello": 1})), CardShape::Unknown);
         assert_eq!(detect(&json!([1])), CardShape::Unknown);
-        let c = Card::of(&json!({"serverInfo": {"name": "a", "version": "2"}, "tools": [{"name": "t"}]}));
+        let c = Card::of(
+            &json!({"serverInfo": {"name": "a", "version": "2"}, "tools": [{"name": "t"}]}),
+        );
         assert_eq!((c.version.as_deref(), c.lists.len()), (Some("2"), 1));
     }
 }

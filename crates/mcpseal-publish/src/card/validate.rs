@@ -21,8 +21,7 @@ pub fn is_version_range(v: &str) -> bool {
         || v.starts_with(['^', '~', '>', '<', '='])
         || v.contains("||")
         || v.contains(" - ")
-        || v
-            .split(['+', '-'])
+        || v.split(['+', '-'])
             .next()
             .unwrap_or(v)
             .split('.')
@@ -87,7 +86,10 @@ fn listing_card(doc: &Value) -> Vec<Violation> {
                     }
                 }
             }
-            None => out.push(Violation::new(format!("/{}", kind.key()), "must be an array")),
+            None => out.push(Violation::new(
+                format!("/{}", kind.key()),
+                "must be an array",
+            )),
         }
     }
     if let Some(auth) = doc.get("authentication")
@@ -109,7 +111,9 @@ mod tests {
 
     #[test]
     fn ranges_are_not_versions() {
-        for r in ["latest", "^1.2.3", "~1.2.3", ">=1.2.3", "1.x", "1.*", "1 - 2", "1 || 2"] {
+        for r in [
+            "latest", "^1.2.3", "~1.2.3", ">=1.2.3", "1.x", "1.*", "1 - 2", "1 || 2",
+        ] {
             assert!(is_version_range(r), "{r}");
         }
         for v in ["1.2.3", "2.1.0-alpha", "1.0.0+x.7", "2026.8.31"] {
@@ -130,7 +134,11 @@ mod tests {
         let paths: Vec<String> = violations(&smithery).into_iter().map(|v| v.path).collect();
         assert_eq!(
             paths,
-            ["/serverInfo/version", "/tools/0/name", "/authentication/required"]
+            [
+                "/serverInfo/version",
+                "/tools/0/name",
+                "/authentication/required"
+            ]
         );
     }
 }
