@@ -208,6 +208,11 @@ pub struct Knobs {
     #[arg(long)]
     pub session_id: bool,
 
+    /// HTTP legacy: answer requests without `Mcp-Session-Id` (a stateless 2025 server, the kind
+    /// mcp-surface's `mcp-surface/1` capture expects)
+    #[arg(long)]
+    pub sessionless: bool,
+
     /// Modern still answers the removed `ping` (MCP006)
     #[arg(long)]
     pub ping: bool,
