@@ -67,7 +67,13 @@ fn publish(w: &Work, dir: &Path, file: &str, status: Option<&str>) {
 
 fn verify(w: &Work, registry: &RegistryFixture, entry: &str, extra: &[&str]) -> Out {
     let mut args = vec![
-        "registry", "verify", entry, "--registry", &registry.url, "--wait", "10ms",
+        "registry",
+        "verify",
+        entry,
+        "--registry",
+        &registry.url,
+        "--wait",
+        "10ms",
     ];
     if !extra.contains(&"--format") {
         args.extend(["--format", "json"]);
