@@ -4,7 +4,7 @@
 
 mod lock_support;
 
-use lock_support::{Out, Work, base_surface, with_description};
+use lock_support::{Out, Work, assert_schema, base_surface, with_description};
 use mcpseal_fixtures::HttpFixture;
 use mcpseal_publish::card::validate::violations;
 use mcpseal_publish::keys::SERVER_SCHEMA_URL;
@@ -37,7 +37,9 @@ fn emit(w: &Work, shape: &str) -> String {
 fn check(w: &Work, url: &str, extra: &[&str]) -> Out {
     let mut args = vec!["card", "check", url, "--format", "json"];
     args.extend_from_slice(extra);
-    w.run(&args, None)
+    let out = w.run(&args, None);
+    assert_schema("card-check-report.schema.json", &out.json());
+    out
 }
 
 fn checks_of(doc: &Value) -> Vec<(String, String, String)> {

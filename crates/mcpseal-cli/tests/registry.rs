@@ -6,7 +6,7 @@ mod lock_support;
 
 use std::path::Path;
 
-use lock_support::{Out, Work, base_surface, without_tool};
+use lock_support::{Out, Work, assert_schema, base_surface, without_tool};
 use mcpseal_fixtures::{HttpFixture, RegistryFixture};
 use mcpseal_publish::anonymous::section_sha256;
 use mcpseal_publish::keys::{MCP_SURFACE_KEY, MCPSEAL_KEY, PUBLISHER_PROVIDED, SERVER_SCHEMA_URL};
@@ -113,6 +113,7 @@ fn stamp_check_verify_round_trip_and_drift() {
     let s = stamp(&w, &[]);
     assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
     assert_eq!(s.json()["outcome"], "written");
+    assert_schema("registry-stamp-report.schema.json", &s.json());
     let text = std::fs::read_to_string(w.path("server.json")).expect("read");
     assert!(
         text.ends_with("}\n") && text.contains("\n  \"name\""),
@@ -139,6 +140,7 @@ fn stamp_check_verify_round_trip_and_drift() {
     );
     let stale = w.run(&["registry", "check", "--format", "json"], None);
     assert_eq!(stale.code, 1);
+    assert_schema("registry-check-report.schema.json", &stale.json());
     assert!(
         stale.json()["checks"]
             .as_array()
@@ -154,6 +156,7 @@ fn stamp_check_verify_round_trip_and_drift() {
     let ok = verify(&w, &registry, &format!("{NAME}@1.0.0"), &[]);
     assert_eq!(ok.code, 0, "{}{}", ok.stdout, ok.stderr);
     let doc = ok.json();
+    assert_schema("registry-verify-report.schema.json", &doc);
     assert_eq!(doc["matches"], true);
     assert_eq!(doc["block"]["source"], "mcpseal");
     assert_eq!(doc["remotes"][0]["verdict"], "match");
@@ -239,6 +242,7 @@ fn version_mismatch_and_deprecated_status() {
     let mismatch = verify(&w, &registry2, &format!("{NAME}@1.0.0"), &[]);
     assert_eq!(mismatch.code, 1, "{}", mismatch.stderr);
     assert_eq!(failed(&mismatch), ["registry/version"]);
+    assert_schema("registry-verify-report.schema.json", &mismatch.json());
 }
 
 #[test]
@@ -476,6 +480,7 @@ fn list_follows_next_cursor() {
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let doc = out.json();
+    assert_schema("registry-list-report.schema.json", &doc);
     assert_eq!(doc["pages"], 2);
     let names: Vec<&str> = doc["servers"]
         .as_array()

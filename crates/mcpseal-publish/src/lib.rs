@@ -12,7 +12,7 @@
 //! * [`anonymous`]: the lock's anonymous-access section (the documented shape) and the
 //!   published answers with their own hash;
 //! * [`cap`]: the registry's 4096-byte cap, counted as the registry counts;
-//! * [`server_json`]: [`stamp`](server_json::stamp) and [`check`](server_json::check) on the
+//! * [`server_json`]: [`server_json::stamp`] and [`server_json::check`] on the
 //!   file's text, keeping every other key, the key order and the indentation;
 //! * [`validate`](mod@validate): offline validation against the vendored `server.json`
 //!   (2025-12-11) and server-card (v1) schemas;

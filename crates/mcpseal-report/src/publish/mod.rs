@@ -107,3 +107,37 @@ impl Check {
 pub fn any_failed(checks: &[Check]) -> bool {
     checks.iter().any(|c| c.state == CheckState::Fail)
 }
+
+/// The JSON Schemas (2020-12, serialisation contract) of the publishing documents:
+/// `(file name in schemas/, schema)`.
+pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
+    fn of<T: JsonSchema>() -> serde_json::Value {
+        schemars::generate::SchemaSettings::draft2020_12()
+            .for_serialize()
+            .into_generator()
+            .into_root_schema_for::<T>()
+            .to_value()
+    }
+    vec![
+        (
+            "card-check-report.schema.json",
+            of::<card::CardCheckReport>(),
+        ),
+        (
+            "registry-check-report.schema.json",
+            of::<registry::RegistryCheckReport>(),
+        ),
+        (
+            "registry-list-report.schema.json",
+            of::<registry::RegistryListReport>(),
+        ),
+        (
+            "registry-stamp-report.schema.json",
+            of::<registry::StampReport>(),
+        ),
+        (
+            "registry-verify-report.schema.json",
+            of::<registry::RegistryVerifyReport>(),
+        ),
+    ]
+}

@@ -10,3 +10,16 @@ mod retry;
 pub mod verify;
 
 pub use retry::{MAX_WAIT, retry_after, retryable};
+
+/// Every publishing document's schema: the command reports (`mcpseal_report::publish`) and the
+/// server.json block (`mcpseal-publish`), as committed in `schemas/` at the repository root
+/// (`cargo run -p mcpseal --example publish-schemas` rewrites them; a test fails when stale).
+pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
+    let mut all = mcpseal_report::publish::schemas();
+    all.push((
+        "registry-block.schema.json",
+        mcpseal_publish::block_schema(),
+    ));
+    all.sort_by(|a, b| a.0.cmp(b.0));
+    all
+}
