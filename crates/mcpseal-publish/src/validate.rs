@@ -1,11 +1,13 @@
 //! Offline validation against the vendored schemas: `server.json` (2025-12-11, draft-07) and
 //! the v1 server card (`#/$defs/ServerCard`, 2020-12).
 //!
-//! Both schemas are compiled once per process, with formats checked (`uri`, `date-time`) as
-//! the registry and the card extension's own validator do. The validator is built without
-//! network features, so a `$ref` that is not inside the document can never be fetched.
+//! Both schemas are compiled once per process through `mcpseal-schema` (offline: a `$ref`
+//! outside the document is refused, never fetched), with formats asserted (`uri`,
+//! `date-time`) as the registry and the card extension's own validator do.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+
+use mcpseal_schema::{Formats, Options};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -49,29 +51,28 @@ impl std::fmt::Display for Violation {
 }
 
 fn compiled(
-    cell: &'static OnceLock<Result<jsonschema::Validator, String>>,
+    cell: &'static OnceLock<Result<Arc<mcpseal_schema::Schema>, String>>,
     text: &str,
     root_ref: Option<&str>,
-) -> Result<&'static jsonschema::Validator, String> {
+) -> Result<&'static mcpseal_schema::Schema, String> {
     cell.get_or_init(|| {
         let mut schema: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
         if let (Some(r), Some(obj)) = (root_ref, schema.as_object_mut()) {
             obj.insert("$ref".into(), Value::from(r));
         }
-        jsonschema::options()
-            .should_validate_formats(true)
-            .build(&schema)
+        mcpseal_schema::compile(&schema, Options::default().formats(Formats::Assert))
             .map_err(|e| e.to_string())
     })
     .as_ref()
+    .map(|s| &**s)
     .map_err(|e| format!("the vendored schema does not compile: {e}"))
 }
 
-fn violations_of(validator: &jsonschema::Validator, doc: &Value) -> Vec<Violation> {
-    validator
-        .iter_errors(doc)
-        .take(20)
-        .map(|e| Violation::new(e.instance_path().to_string(), e.to_string()))
+fn violations_of(schema: &mcpseal_schema::Schema, doc: &Value) -> Vec<Violation> {
+    schema
+        .first_violations(doc, 20)
+        .into_iter()
+        .map(|v| Violation::new(v.instance_path, v.message))
         .collect()
 }
 
@@ -79,7 +80,7 @@ fn violations_of(validator: &jsonschema::Validator, doc: &Value) -> Vec<Violatio
 /// rule the official registry adds: `$schema` must name that schema (an absent or deprecated
 /// `$schema` is refused at publish).
 pub fn server_json(doc: &Value) -> Vec<Violation> {
-    static CELL: OnceLock<Result<jsonschema::Validator, String>> = OnceLock::new();
+    static CELL: OnceLock<Result<Arc<mcpseal_schema::Schema>, String>> = OnceLock::new();
     let mut out = match compiled(&CELL, SERVER_SCHEMA, None) {
         Ok(v) => violations_of(v, doc),
         Err(e) => vec![Violation::new("", e)],
@@ -102,7 +103,7 @@ pub fn server_json(doc: &Value) -> Vec<Violation> {
 
 /// Validates a v1 server card against `#/$defs/ServerCard` of the vendored schema.
 pub fn card_v1(doc: &Value) -> Vec<Violation> {
-    static CELL: OnceLock<Result<jsonschema::Validator, String>> = OnceLock::new();
+    static CELL: OnceLock<Result<Arc<mcpseal_schema::Schema>, String>> = OnceLock::new();
     match compiled(&CELL, CARD_SCHEMA, Some("#/$defs/ServerCard")) {
         Ok(v) => violations_of(v, doc),
         Err(e) => vec![Violation::new("", e)],
