@@ -42,6 +42,11 @@ pub enum Command {
     /// Semantic diff of two surfaces with contract-break classes (exit 0 none, 1 changes, 2
     /// trouble).
     Diff(crate::lock_args::DiffArgs),
+    /// MCP Registry: stamp the fingerprint into server.json, check it, verify a published
+    /// entry against its live server, list a registry.
+    Registry(crate::publish_args::RegistryArgs),
+    /// Server cards: emit one from the lock, check a server's cards against the live server.
+    Card(crate::publish_args::CardArgs),
 }
 
 /// The server to speak to: a URL, or a command after `--`.

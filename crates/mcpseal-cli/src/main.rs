@@ -7,6 +7,7 @@ mod commands;
 mod error;
 mod lock_args;
 mod output;
+mod publish_args;
 mod settings;
 
 use std::process::ExitCode;
@@ -42,6 +43,8 @@ fn main() -> ExitCode {
             Command::Check(args) => commands::check::run(args).await,
             Command::Verify(args) => commands::verify::run(args).await,
             Command::Diff(args) => commands::diff::run(args).await,
+            Command::Registry(args) => commands::registry::run(args).await,
+            Command::Card(args) => commands::card::run(args).await,
         }
     });
     // Children of stdio targets are killed when their connection drops; do not wait on

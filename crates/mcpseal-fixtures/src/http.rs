@@ -53,6 +53,7 @@ pub async fn serve(handler: Arc<Handler>, ignore_stdin: bool) -> anyhow::Result<
     if let Some(how) = oauth {
         app = oauth_routes(app, port, how);
     }
+    app = crate::cards::routes(app, port, &handler.knobs)?;
     let app = app.with_state(handler);
     axum::serve(listener, app).await?;
     Ok(())

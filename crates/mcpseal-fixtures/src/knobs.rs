@@ -208,6 +208,11 @@ pub struct Knobs {
     #[arg(long)]
     pub session_id: bool,
 
+    /// HTTP legacy: answer requests without `Mcp-Session-Id` (a stateless 2025 server, the kind
+    /// mcp-surface's `mcp-surface/1` capture expects)
+    #[arg(long)]
+    pub sessionless: bool,
+
     /// Modern still answers the removed `ping` (MCP006)
     #[arg(long)]
     pub ping: bool,
@@ -315,6 +320,19 @@ pub struct Knobs {
     /// Server-to-client requests (`--ask-client`, `--ask-padding`), in their own module.
     #[command(flatten)]
     pub ask: crate::ask::AskKnobs,
+    /// HTTP: serve the document FILE at PATH as a server card or AI Catalog (`PATH=FILE`,
+    /// repeatable; `{origin}` in FILE becomes this fixture's origin), with CORS, Cache-Control,
+    /// a strong ETag and 304 on a matching If-None-Match (`card check`)
+    #[arg(long = "card", value_name = "PATH=FILE", requires = "http")]
+    pub cards: Vec<String>,
+
+    /// HTTP: serve `--card` documents as text/plain without CORS, Cache-Control or ETag
+    #[arg(long, requires = "http")]
+    pub card_bare: bool,
+
+    /// HTTP: append `GET PATH authorization=yes|no` per card request to FILE (credential test)
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub card_log: Option<PathBuf>,
 }
 
 /// How `--listen-ack` gets the `subscriptions/listen` acknowledgement wrong.

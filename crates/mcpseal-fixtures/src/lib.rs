@@ -18,33 +18,39 @@ use std::sync::OnceLock;
 /// When the binary can neither be found nor built (test support only).
 pub fn binary() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let name = format!("mcpseal-fixture{}", std::env::consts::EXE_SUFFIX);
-        let exe = std::env::current_exe().expect("current test executable");
-        // target/<profile>/deps/<test-binary> → target/<profile>/mcpseal-fixture
-        let profile_dir = exe
-            .parent()
-            .and_then(|deps| deps.parent())
-            .expect("test executable lives in target/<profile>/deps");
-        let candidate = profile_dir.join(&name);
-        if !candidate.exists() {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let status = Command::new(cargo)
-                .args([
-                    "build",
-                    "-p",
-                    "mcpseal-fixtures",
-                    "--bin",
-                    "mcpseal-fixture",
-                ])
-                .status()
-                .expect("run cargo build for the fixture");
-            assert!(status.success(), "building mcpseal-fixture failed");
-        }
-        assert!(candidate.exists(), "{} not found", candidate.display());
-        candidate
-    })
-    .clone()
+    PATH.get_or_init(|| built("mcpseal-fixture")).clone()
+}
+
+/// The path of the built `mcpseal-registry-fixture` binary (a local MCP Registry, see
+/// [`RegistryFixture`]), building it if needed.
+///
+/// # Panics
+/// When the binary can neither be found nor built (test support only).
+pub fn registry_binary() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| built("mcpseal-registry-fixture"))
+        .clone()
+}
+
+fn built(bin: &str) -> PathBuf {
+    let name = format!("{bin}{}", std::env::consts::EXE_SUFFIX);
+    let exe = std::env::current_exe().expect("current test executable");
+    // target/<profile>/deps/<test-binary> → target/<profile>/<bin>
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("test executable lives in target/<profile>/deps");
+    let candidate = profile_dir.join(&name);
+    if !candidate.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "-p", "mcpseal-fixtures", "--bin", bin])
+            .status()
+            .expect("run cargo build for the fixture");
+        assert!(status.success(), "building {bin} failed");
+    }
+    assert!(candidate.exists(), "{} not found", candidate.display());
+    candidate
 }
 
 /// The fixture's argv (binary first) for a stdio target.
@@ -97,6 +103,55 @@ impl HttpFixture {
 }
 
 impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A local MCP Registry (`mcpseal-registry-fixture`) on 127.0.0.1; killed when dropped.
+pub struct RegistryFixture {
+    child: Child,
+    _stdin: Option<ChildStdin>,
+    /// The base URL (`http://127.0.0.1:PORT`, without `/v0.1`).
+    pub url: String,
+}
+
+impl RegistryFixture {
+    /// Starts `mcpseal-registry-fixture --dir DIR ARGS…` and waits for its URL.
+    ///
+    /// # Panics
+    /// When the registry cannot start (test support only).
+    pub fn start(dir: &std::path::Path, args: &[&str]) -> RegistryFixture {
+        let mut child = Command::new(registry_binary())
+            .arg("--dir")
+            .arg(dir)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn the registry fixture");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("registry stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the registry URL");
+        let url = line.trim().to_owned();
+        assert!(
+            url.starts_with("http://127.0.0.1:"),
+            "registry fixture printed {url:?}"
+        );
+        RegistryFixture {
+            child,
+            _stdin: stdin,
+            url,
+        }
+    }
+}
+
+impl Drop for RegistryFixture {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -11,6 +11,7 @@
 //! ```
 
 mod ask;
+mod cards;
 mod handler;
 mod headers;
 mod http;

@@ -233,6 +233,8 @@ impl Handler {
             }
             Transport::Stdio => {}
             Transport::Http => match inc.session.map(|s| (s, self.session_state(s))) {
+                // `--sessionless`: a stateless 2025 server (mcp-surface's Workers), no session.
+                None if self.knobs.sessionless => {}
                 None => return Err(not_init().data(json!({"reason": "missing Mcp-Session-Id"}))),
                 Some((_, Some(SessionState::Live))) => {}
                 Some((s, _)) => {

@@ -42,6 +42,7 @@
 
 mod format;
 mod model;
+pub mod publish;
 mod render;
 
 pub use format::{Format, ParseFormatError};

@@ -15,6 +15,7 @@ mod connect;
 pub mod diff;
 pub mod lock;
 pub mod probe;
+pub mod publish;
 mod rpc;
 mod snapshot;
 pub mod verify;
@@ -28,6 +29,7 @@ pub use snapshot::{
 
 /// Re-exports of the crates the workflows are built on.
 pub use mcpseal_client as client;
+pub use mcpseal_publish as publishing;
 pub use mcpseal_report as report;
 pub use mcpseal_sources as sources;
 pub use mcpseal_surface as surface;

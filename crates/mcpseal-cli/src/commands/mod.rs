@@ -1,10 +1,12 @@
 //! One module per subcommand.
 
+pub mod card;
 pub mod check;
 pub mod diff;
 pub mod drift;
 pub mod lock;
 pub mod probe;
+pub mod registry;
 pub mod rpc;
 pub mod sandbox;
 pub mod snapshot;

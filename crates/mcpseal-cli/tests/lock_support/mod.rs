@@ -130,3 +130,15 @@ pub fn data(name: &str) -> PathBuf {
         .join("../mcpseal/tests/data")
         .join(name)
 }
+
+/// Asserts `doc` validates against `schemas/NAME` at the repository root.
+pub fn assert_schema(name: &str, doc: &Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../schemas")
+        .join(name);
+    let schema: Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("schema file")).expect("schema json");
+    let v = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = v.iter_errors(doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{name}: {errors:?}\n{doc:#}");
+}

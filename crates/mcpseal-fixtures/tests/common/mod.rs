@@ -310,6 +310,23 @@ fn dechunk(mut s: &str) -> String {
     out
 }
 
+/// A blocking raw `GET target` (path and query exactly as given) on 127.0.0.1:`port`.
+pub fn get_raw(port: u16, target: &str, headers: &[(&str, &str)]) -> Resp {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(DEADLINE)).expect("read timeout");
+    let mut req =
+        format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).expect("write request");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).expect("read response");
+    parse(&raw)
+}
+
 /// Run `f` under the test deadline.
 pub async fn within<F: std::future::Future<Output = ()>>(f: F) {
     tokio::time::timeout(DEADLINE, f)

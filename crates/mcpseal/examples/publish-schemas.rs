@@ -1,0 +1,14 @@
+//! Writes the publishing documents' JSON Schemas to `schemas/` at the repository root.
+
+use std::path::Path;
+
+fn main() -> std::io::Result<()> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas");
+    std::fs::create_dir_all(&dir)?;
+    for (name, schema) in mcpseal::publish::schemas() {
+        let mut text = serde_json::to_string_pretty(&schema).map_err(std::io::Error::other)?;
+        text.push('\n');
+        std::fs::write(dir.join(name), text)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,25 @@
+//! Publishing workflows: `registry stamp|check|verify|list` ([`registry`], [`verify`]) and
+//! `card emit|check` ([`card`]). The pure rules are in `mcpseal-publish`; the documents and
+//! renderers in `mcpseal_report::publish`. Fetches of public documents go through
+//! [`fetch`] (no user header, ever), registry retries through `retry`.
+
+pub mod card;
+pub mod fetch;
+pub mod registry;
+mod retry;
+pub mod verify;
+
+pub use retry::{MAX_WAIT, retry_after, retryable};
+
+/// Every publishing document's schema: the command reports (`mcpseal_report::publish`) and the
+/// server.json block (`mcpseal-publish`), as committed in `schemas/` at the repository root
+/// (`cargo run -p mcpseal --example publish-schemas` rewrites them; a test fails when stale).
+pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
+    let mut all = mcpseal_report::publish::schemas();
+    all.push((
+        "registry-block.schema.json",
+        mcpseal_publish::block_schema(),
+    ));
+    all.sort_by(|a, b| a.0.cmp(b.0));
+    all
+}
