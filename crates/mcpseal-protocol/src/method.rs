@@ -24,6 +24,8 @@ pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
 pub const RESOURCES_READ: &str = "resources/read";
 /// Subscribe to one resource (2025).
 pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+/// Unsubscribe from one resource (2025).
+pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
 /// List prompts.
 pub const PROMPTS_LIST: &str = "prompts/list";
 /// Get a prompt.
@@ -41,6 +43,10 @@ pub const NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED: &str =
 pub const NOTIFICATION_CANCELLED: &str = "notifications/cancelled";
 /// Progress of a request in flight.
 pub const NOTIFICATION_PROGRESS: &str = "notifications/progress";
+/// A log message (deprecated in 2026-07-28).
+pub const NOTIFICATION_MESSAGE: &str = "notifications/message";
+/// A subscribed resource changed.
+pub const NOTIFICATION_RESOURCES_UPDATED: &str = "notifications/resources/updated";
 /// The tool list changed.
 pub const NOTIFICATION_TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 /// The resource list changed.
