@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 use crate::error::RpcError;
 
 /// The routing headers of one HTTP request, decoded (`=?base64?…?=` values already turned back
-/// into text; a header whose encoded form is invalid is `Some(None)`).
+/// into text; a header that is repeated or whose value is invalid is `Some(None)`).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct RoutingHeaders {
     /// `MCP-Protocol-Version`.
@@ -73,7 +73,7 @@ pub(crate) fn header_mismatch(
 ) -> RpcError {
     let (why, value) = match value {
         None => ("is missing", Value::Null),
-        Some(None) => ("is not valid `=?base64?…?=`", Value::Null),
+        Some(None) => ("is repeated or not a valid value", Value::Null),
         Some(Some(v)) => ("does not match the body", json!(v)),
     };
     RpcError::new(

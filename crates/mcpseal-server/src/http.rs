@@ -209,7 +209,10 @@ fn refuse(status: u16, code: i64, message: &str) -> Response {
 
 /// Is `host` (no port, brackets kept for IPv6) a loopback name?
 fn loopback_host(host: &str) -> bool {
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]") || host.starts_with("127.")
+    matches!(host, "localhost" | "[::1]")
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// `scheme://host[:port]` → (host, rest) when the scheme is http or https.
@@ -301,8 +304,14 @@ async fn guard<H: Handler>(
         .await
 }
 
+/// A routing header's text: `None` when absent, `Some(None)` when it cannot stand for one body
+/// value (sent twice, not visible ASCII, or a broken `=?base64?…?=` form).
 fn header_text(headers: &HeaderMap, name: &str) -> Option<Option<String>> {
-    let raw = headers.get(name)?;
+    let mut all = headers.get_all(name).iter();
+    let raw = all.next()?;
+    if all.next().is_some() {
+        return Some(None);
+    }
     Some(raw.to_str().ok().and_then(decode_header_value))
 }
 
