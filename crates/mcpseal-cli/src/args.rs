@@ -42,6 +42,9 @@ pub enum Command {
     /// Semantic diff of two surfaces with contract-break classes (exit 0 none, 1 changes, 2
     /// trouble).
     Diff(crate::lock_args::DiffArgs),
+    /// Serve a static site as a read-only MCP server whose every answer is checked against its
+    /// signed `sha256sum` manifest (stdio by default; `--http ADDR`; `--cli VERB`; `--check`).
+    Serve(crate::commands::serve::ServeArgs),
 }
 
 /// The server to speak to: a URL, or a command after `--`.

@@ -42,6 +42,7 @@ fn main() -> ExitCode {
             Command::Check(args) => commands::check::run(args).await,
             Command::Verify(args) => commands::verify::run(args).await,
             Command::Diff(args) => commands::diff::run(args).await,
+            Command::Serve(args) => commands::serve::run(args).await,
         }
     });
     // Children of stdio targets are killed when their connection drops; do not wait on

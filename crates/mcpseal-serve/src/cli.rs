@@ -108,7 +108,8 @@ pub fn usage(site: &Site) -> String {
             .variables()
             .map(|v| format!("<{v}>"))
             .collect();
-        out.push_str(&format!("  {id} {}\n      {description}\n", vars.join(" ")));
+        let line = format!("  {id} {}", vars.join(" "));
+        out.push_str(&format!("{}\n      {description}\n", line.trim_end()));
     }
     out
 }

@@ -84,7 +84,9 @@ impl Template {
                         Some(Value::String(s)) => s.clone(),
                         Some(v @ (Value::Number(_) | Value::Bool(_))) => v.to_string(),
                         Some(_) => {
-                            return Err(format!("`{name}` must be a string, a number or a boolean"));
+                            return Err(format!(
+                                "`{name}` must be a string, a number or a boolean"
+                            ));
                         }
                         None => return Err(format!("`{name}` is missing")),
                     };

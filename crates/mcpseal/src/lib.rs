@@ -16,6 +16,7 @@ pub mod diff;
 pub mod lock;
 pub mod probe;
 mod rpc;
+pub mod serve;
 mod snapshot;
 pub mod verify;
 pub mod version_source;

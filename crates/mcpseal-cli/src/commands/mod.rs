@@ -7,5 +7,6 @@ pub mod lock;
 pub mod probe;
 pub mod rpc;
 pub mod sandbox;
+pub mod serve;
 pub mod snapshot;
 pub mod verify;
