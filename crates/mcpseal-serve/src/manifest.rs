@@ -59,8 +59,7 @@ impl Manifest {
                 .strip_prefix("  ")
                 .or_else(|| rest.strip_prefix(" *"))
                 .ok_or_else(|| bad("expected two spaces (or ` *`) between digest and path"))?;
-            let path =
-                normalise(&path).ok_or_else(|| bad("not a relative path inside the site"))?;
+            let path = normalise(path).ok_or_else(|| bad("not a relative path inside the site"))?;
             let hex = hex.to_ascii_lowercase();
             if let Some(old) = entries.insert(path.clone(), hex.clone())
                 && old != hex
