@@ -356,19 +356,34 @@ async fn endpoint<H: Handler>(
         Handled::Accepted { .. } => StatusCode::ACCEPTED.into_response(),
         Handled::Running {
             mut out,
+            mut work,
             id,
             listen,
-            ..
-        } => match out.recv().await {
-            Some(Out::Final { body, status }) => json(status, &body),
-            Some(Out::Notification(first)) => {
-                event_stream(first, out, listen.then_some(state.options.keep_alive))
+        } => {
+            // Run the request here until its first message: a plain answer needs no other task.
+            let mut done = false;
+            let first = loop {
+                tokio::select! {
+                    biased;
+                    o = out.recv() => break o,
+                    () = &mut work, if !done => done = true,
+                }
+            };
+            match first {
+                Some(Out::Final { body, status }) => json(status, &body),
+                Some(Out::Notification(first)) => {
+                    // Notifications first: the rest streams, so the request runs on its own.
+                    if !done {
+                        tokio::spawn(work);
+                    }
+                    event_stream(first, out, listen.then_some(state.options.keep_alive))
+                }
+                None => {
+                    let e = RpcError::internal("The request ended without an answer");
+                    json(500, &error_response(&id, &e))
+                }
             }
-            None => {
-                let e = RpcError::internal("The request ended without an answer");
-                json(500, &error_response(&id, &e))
-            }
-        },
+        }
     }
 }
 

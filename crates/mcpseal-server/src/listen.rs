@@ -57,7 +57,7 @@ pub(crate) fn start<H: Handler>(server: &Server<H>, params: Option<&Value>, id: 
     let mut shutdown = server.inner.shutdown.subscribe();
     let server = server.clone();
     let sub_id = id.clone();
-    let task = tokio::spawn(async move {
+    let work = Box::pin(async move {
         let ack = json!({
             "jsonrpc": "2.0",
             "method": method::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED,
@@ -103,7 +103,7 @@ pub(crate) fn start<H: Handler>(server: &Server<H>, params: Option<&Value>, id: 
     });
     Handled::Running {
         out: rx,
-        task: task.abort_handle(),
+        work,
         id,
         listen: true,
     }

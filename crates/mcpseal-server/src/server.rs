@@ -11,7 +11,6 @@ use mcpseal_protocol::method::code;
 use mcpseal_protocol::{Era, LEGACY_REVISIONS, ListKind, keys, method};
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc, watch};
-use tokio::task::AbortHandle;
 
 use crate::dress::{self, Dress, RoutingHeaders};
 use crate::error::RpcError;
@@ -36,23 +35,29 @@ impl<H: Handler> Clone for Server<H> {
 
 pub(crate) struct Inner<H> {
     pub handler: H,
+    /// The handler's `Implementation` as JSON, made once (it is on every 2026 result).
+    pub info: Value,
     pub options: Options,
     pub changes: broadcast::Sender<ListKind>,
     pub shutdown: watch::Sender<bool>,
 }
 
+/// The future that runs one request; it sends its messages on the request's channel.
+pub(crate) type Work = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
+
 /// What the transport must do with one message.
-#[derive(Debug)]
 pub(crate) enum Handled {
     /// Send this response now.
     Reply { body: Value, status: u16 },
     /// A notification (or, on stdio, a stray response): nothing to send; HTTP answers 202.
     /// `cancelled` is the request id a `notifications/cancelled` named.
     Accepted { cancelled: Option<Value> },
-    /// A running request: forward what arrives on `out` until its `Final`.
+    /// A request to run: `work` produces what arrives on `out` (notifications, then its
+    /// `Final`). The transport drives it: HTTP polls it in the request's own task (no spawn on the
+    /// common path, and dropping the response cancels it), stdio spawns it so requests overlap.
     Running {
         out: mpsc::Receiver<Out>,
-        task: AbortHandle,
+        work: Work,
         /// The request id (stdio cancellation key).
         id: Value,
         /// A `subscriptions/listen` stream (no `Final` until the server shuts down).
@@ -80,8 +85,10 @@ impl<H: Handler> Server<H> {
     pub fn new(handler: H, options: Options) -> Server<H> {
         let (changes, _) = broadcast::channel(64);
         let (shutdown, _) = watch::channel(false);
+        let info = serde_json::to_value(handler.implementation()).unwrap_or(Value::Null);
         Server {
             inner: Arc::new(Inner {
+                info,
                 handler,
                 options,
                 changes,
@@ -197,25 +204,15 @@ impl<H: Handler> Server<H> {
             Err(e) => return reply_err(&id, &e, 400),
         };
         if let Some(h) = headers {
-            let tool = (method == method::TOOLS_CALL)
-                .then(|| self.tool_schema(params.as_ref()))
+            let tools = (method == method::TOOLS_CALL)
+                .then(|| self.inner.handler.list(ListKind::Tools))
                 .flatten();
-            if let Err(e) =
-                dress::check_routing(&method, params.as_ref(), h, dress.era, tool.as_ref())
-            {
+            let schema = tool_schema(tools.as_deref(), params.as_ref());
+            if let Err(e) = dress::check_routing(&method, params.as_ref(), h, dress.era, schema) {
                 return reply_err(&id, &e, 400);
             }
         }
         self.dispatch(&method, params, id, dress, transport)
-    }
-
-    fn tool_schema(&self, params: Option<&Value>) -> Option<Value> {
-        let name = params?.get("name")?.as_str()?;
-        let tools = self.inner.handler.list(ListKind::Tools)?;
-        let tool = tools
-            .iter()
-            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))?;
-        tool.get("inputSchema").cloned()
     }
 
     fn dispatch(
@@ -303,7 +300,7 @@ impl<H: Handler> Server<H> {
     }
 
     pub(crate) fn server_info(&self) -> Value {
-        serde_json::to_value(self.inner.handler.implementation()).unwrap_or(Value::Null)
+        self.inner.info.clone()
     }
 
     fn discover(&self) -> Value {
@@ -353,8 +350,8 @@ impl<H: Handler> Server<H> {
         Ok(self.finish(era, r, true))
     }
 
-    /// Runs a call (`tools/call`, `resources/read`, `prompts/get`) as its own task, bounded by
-    /// the request timeout and dropped when the client goes away.
+    /// Prepares a call (`tools/call`, `resources/read`, `prompts/get`), bounded by the request
+    /// timeout and dropped when the client goes away.
     fn spawn_call(
         &self,
         method: &str,
@@ -381,7 +378,7 @@ impl<H: Handler> Server<H> {
         let server = self.clone();
         let method = method.to_owned();
         let request_id = id.clone();
-        let task = tokio::spawn(async move {
+        let work = Box::pin(async move {
             let timeout = server.inner.options.request_timeout;
             let run = server.call(&method, &mut params, &ctx);
             let outcome = tokio::select! {
@@ -401,7 +398,7 @@ impl<H: Handler> Server<H> {
         });
         Handled::Running {
             out: rx,
-            task: task.abort_handle(),
+            work,
             id,
             listen: false,
         }
@@ -455,6 +452,15 @@ impl<H: Handler> Server<H> {
     }
 }
 
+/// The `inputSchema` of the tool a `tools/call` names.
+fn tool_schema<'a>(tools: Option<&'a [Value]>, params: Option<&Value>) -> Option<&'a Value> {
+    let name = params?.get("name")?.as_str()?;
+    tools?
+        .iter()
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(name))?
+        .get("inputSchema")
+}
+
 fn listed(items: Option<&[Value]>, name: &str) -> bool {
     items
         .unwrap_or_default()
@@ -477,8 +483,12 @@ pub(crate) async fn drain(handled: Handled) -> Option<Value> {
         Handled::Reply { body, .. } => Some(body),
         Handled::Accepted { .. } => None,
         Handled::Running {
-            mut out, listen, ..
+            mut out,
+            work,
+            listen,
+            ..
         } => {
+            tokio::spawn(work);
             if listen {
                 return out.recv().await.map(|o| match o {
                     Out::Notification(v) | Out::Final { body: v, .. } => v,

@@ -88,9 +88,9 @@ impl<H: Handler> Server<H> {
                                         task.abort();
                                     }
                                 }
-                                Handled::Running { out, task, id, listen } => {
+                                Handled::Running { out, work, id, listen } => {
                                     let key = id.to_string();
-                                    running.insert(key.clone(), task);
+                                    running.insert(key.clone(), tokio::spawn(work).abort_handle());
                                     let forward = forward(out, lines.clone(), done_tx.clone(), key);
                                     if listen {
                                         listens.spawn(forward);
