@@ -5,10 +5,11 @@
 # Loopback only, bounded duration, one run per server, same wrk settings for all three.
 #
 #   cargo build --release -p mcpseal-cli && tests/peers/install.sh && apt-get install wrk nginx-light
-#   benches/serve/run.sh            # DUR=10s CONN=16 THREADS=1 by default
+#   benches/serve/run.sh            # DUR=10s WARM=3s CONN=16 THREADS=1 by default
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DUR=${DUR:-10s}
+WARM=${WARM:-3s}
 CONN=${CONN:-16}
 THREADS=${THREADS:-1}
 MCPSEAL=${MCPSEAL:-$ROOT/target/release/mcpseal}
@@ -78,7 +79,10 @@ http {
 }
 NGINX
 nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g 'daemon off;' &
-PIDS+=($!)
+NGINX_PID=$!
+PIDS+=($NGINX_PID)
+MCPSEAL_PID=${PIDS[0]}
+TS_PID=${PIDS[1]}
 
 MCPSEAL_URL=$(first_line "$WORK/mcpseal.url")
 TS_URL=$(first_line "$WORK/ts.url")
@@ -95,23 +99,49 @@ call "$MCPSEAL_URL" | grep -q '"sha256":"' || { echo "mcpseal serve did not veri
 call "$TS_URL" | grep -q '"resultType":"complete"' || { echo "the TS server did not answer" >&2; exit 1; }
 [ "$(curl -sf "$FILE_URL" | wc -c)" = 10240 ] || { echo "nginx did not serve the file" >&2; exit 1; }
 
-measure() { # NAME URL [LUA]
-  local out rps p50 p99 errors
-  if [ -n "${3:-}" ]; then
-    out=$(wrk -t"$THREADS" -c"$CONN" -d"$DUR" --latency -s "$3" "$2")
+# CPU time (user + system, all threads) the server processes used: robust to the machine's
+# load, unlike requests/s, which measure the CPU share the server got as much as its cost.
+TICK=$(getconf CLK_TCK)
+cpu_ticks() { # PID...
+  local total=0 p f
+  for p in "$@"; do
+    read -r -a f < <(sed 's/^.*) //' "/proc/$p/stat")
+    total=$((total + f[11] + f[12]))
+  done
+  echo "$total"
+}
+
+measure() { # NAME URL LUA|"" PID...
+  local name=$1 url=$2 lua=$3
+  shift 3
+  local out rps p50 p99 errors before after requests cpu
+  # Warm-up (not measured): the JIT of the Node server, caches, connection set-up.
+  if [ -n "$lua" ]; then
+    wrk -t"$THREADS" -c"$CONN" -d"$WARM" -s "$lua" "$url" > /dev/null
   else
-    out=$(wrk -t"$THREADS" -c"$CONN" -d"$DUR" --latency "$2")
+    wrk -t"$THREADS" -c"$CONN" -d"$WARM" "$url" > /dev/null
   fi
+  before=$(cpu_ticks "$@")
+  if [ -n "$lua" ]; then
+    out=$(wrk -t"$THREADS" -c"$CONN" -d"$DUR" --latency -s "$lua" "$url")
+  else
+    out=$(wrk -t"$THREADS" -c"$CONN" -d"$DUR" --latency "$url")
+  fi
+  after=$(cpu_ticks "$@")
+  requests=$(echo "$out" | awk '/requests in/ {print $1}')
+  cpu=$(awk -v t=$((after - before)) -v hz="$TICK" -v n="$requests" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')
   rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
   p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
   p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
   errors=$(echo "$out" | grep -E 'Non-2xx|Socket errors' | tr '\n' ' ' || true)
-  printf '| %s | %s | %s | %s | %s |\n' "$1" "$rps" "$p50" "$p99" "${errors:-none}"
+  printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$rps" "$p50" "$p99" "$cpu" "${errors:-none}"
 }
 
 echo "wrk -t$THREADS -c$CONN -d$DUR --latency, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "| server | requests/s | p50 | p99 | errors |"
-echo "|---|---|---|---|---|"
-measure "mcpseal serve --http (verified tools/call)" "$MCPSEAL_URL" "$ROOT/benches/serve/call.lua"
-measure "TypeScript SDK v2 (tools/call from memory)" "$TS_URL" "$ROOT/benches/serve/call.lua"
-measure "nginx (GET of the file)" "$FILE_URL"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| server | requests/s | p50 | p99 | server CPU µs/request | errors |"
+echo "|---|---|---|---|---|---|"
+measure "mcpseal serve --http (verified tools/call)" "$MCPSEAL_URL" "$ROOT/benches/serve/call.lua" "$MCPSEAL_PID"
+measure "TypeScript SDK v2 (tools/call from memory)" "$TS_URL" "$ROOT/benches/serve/call.lua" "$TS_PID"
+measure "nginx (GET of the file)" "$FILE_URL" "" "$NGINX_PID" $(pgrep -P "$NGINX_PID")
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
