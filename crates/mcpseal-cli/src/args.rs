@@ -47,6 +47,9 @@ pub enum Command {
     Registry(crate::publish_args::RegistryArgs),
     /// Server cards: emit one from the lock, check a server's cards against the live server.
     Card(crate::publish_args::CardArgs),
+    /// Serve a static site as a read-only MCP server whose every answer is checked against its
+    /// signed `sha256sum` manifest (stdio by default; `--http ADDR`; `--cli VERB`; `--check`).
+    Serve(crate::commands::serve::ServeArgs),
 }
 
 /// The server to speak to: a URL, or a command after `--`.

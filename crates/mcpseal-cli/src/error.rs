@@ -58,6 +58,13 @@ impl From<mcpseal::probe::ProbeError> for CliError {
     }
 }
 
+impl From<mcpseal::serve::ServeError> for CliError {
+    fn from(e: mcpseal::serve::ServeError) -> Self {
+        let hint = e.hint();
+        CliError::usage(e.to_string()).hint(hint)
+    }
+}
+
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -67,6 +74,8 @@ pub enum Outcome {
     Found,
     /// Exit 2: no verdict (unreachable, incomplete, …) — the reason was already printed.
     NoVerdict,
+    /// Exit 130 (SIGINT) or 143 (SIGTERM): stopped by a signal, cleanly.
+    Interrupted(u8),
 }
 
 impl Outcome {
@@ -76,6 +85,7 @@ impl Outcome {
             Outcome::Ok => 0,
             Outcome::Found => 1,
             Outcome::NoVerdict => 2,
+            Outcome::Interrupted(code) => code,
         }
     }
 }

@@ -42,7 +42,9 @@ pub use capture::{
 pub use identity::{server_info, server_name, server_version};
 pub use list::ListKind;
 pub use method::is_modern_error_code;
-pub use request::{Envelope, HeaderEdit, Request, Wait, client_info, encode_header_value};
+pub use request::{
+    Envelope, HeaderEdit, Request, Wait, client_info, decode_header_value, encode_header_value,
+};
 pub use revision::{
     Era, LATEST_LEGACY_REVISION, LEGACY_REVISIONS, MODERN_REVISION, era_of_revision,
 };

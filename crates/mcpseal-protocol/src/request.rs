@@ -331,6 +331,39 @@ pub fn encode_header_value(value: &str) -> String {
     }
 }
 
+/// The value a routing header stands for: the `=?base64?…?=` form decoded (standard alphabet,
+/// padding optional, UTF-8 required), any other value as it is. `None` when the value claims the
+/// encoded form but is not valid base64 of UTF-8 text: the header cannot match any body value,
+/// which a server reports as a header mismatch.
+pub fn decode_header_value(raw: &str) -> Option<String> {
+    let Some(b64) = raw
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    else {
+        return Some(raw.to_owned());
+    };
+    let mut out = Vec::with_capacity(b64.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for &c in b64.trim_end_matches('=').as_bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push(((acc >> bits) & 0xff) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
@@ -404,5 +437,13 @@ mod tests {
         assert_eq!(encode_header_value("héllo"), "=?base64?aMOpbGxv?=");
         assert_eq!(encode_header_value(" x"), "=?base64?IHg=?=");
         assert_eq!(base64(b"ab"), "YWI=");
+        for v in ["héllo", " x", "=?base64?x?=", "plain", ""] {
+            assert_eq!(
+                decode_header_value(&encode_header_value(v)).as_deref(),
+                Some(v)
+            );
+        }
+        assert_eq!(decode_header_value("=?base64?a*b?="), None);
+        assert_eq!(decode_header_value("=?base64?/w==?="), None, "not UTF-8");
     }
 }

@@ -17,6 +17,7 @@ pub mod lock;
 pub mod probe;
 pub mod publish;
 mod rpc;
+pub mod serve;
 mod snapshot;
 pub mod verify;
 pub mod version_source;

@@ -9,5 +9,6 @@ pub mod probe;
 pub mod registry;
 pub mod rpc;
 pub mod sandbox;
+pub mod serve;
 pub mod snapshot;
 pub mod verify;

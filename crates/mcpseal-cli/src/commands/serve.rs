@@ -1,0 +1,219 @@
+//! `mcpseal serve`: the verified static server, its verbs on the command line, the deploy check.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use clap::Args;
+use mcpseal::serve::{DeployCheck, ServeError, SignatureStatus, SiteOptions, VerbError};
+
+use crate::args::DocFormat;
+use crate::error::{CliError, Outcome};
+use crate::{output, settings};
+
+/// `mcpseal serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The site config (TOML; its JSON Schema: `--print-schema`). Relative paths in it resolve
+    /// against its directory.
+    #[arg(long, default_value = "site.toml", value_name = "FILE")]
+    pub config: PathBuf,
+    /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one); the endpoint
+    /// is `/mcp` and its URL is printed on stdout once listening.
+    #[arg(long, value_name = "ADDR", conflicts_with = "stdio")]
+    pub http: Option<String>,
+    /// Serve stdio (the default without `--http`): JSON-RPC lines on stdin/stdout, notes on
+    /// stderr.
+    #[arg(long)]
+    pub stdio: bool,
+    /// Fetch the manifest again after this long (`10m`); default: once per process, and once
+    /// more when a digest mismatches.
+    #[arg(long, value_name = "DURATION")]
+    pub manifest_ttl: Option<String>,
+    /// Deploy check: verify the signature and re-hash every manifest entry, listing each failing
+    /// path (exit 0 all verified, 1 a bad digest or signature, 2 the origin or manifest cannot be
+    /// read).
+    #[arg(long, conflicts_with_all = ["http", "stdio", "cli"])]
+    pub check: bool,
+    /// Run one verb and print its verified bytes: `--cli VERB [ARGS…]`, last on the line (`ARGS`
+    /// are `--name value` or the path's variables in order). On a verification failure nothing
+    /// is printed on stdout and the exit code is 1.
+    #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "VERB", conflicts_with_all = ["http", "stdio"])]
+    pub cli: Option<Vec<String>>,
+    /// Print the JSON Schema of the site config and exit.
+    #[arg(long, conflicts_with_all = ["http", "stdio", "check", "cli"])]
+    pub print_schema: bool,
+    /// Output format of `--check`.
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
+}
+
+pub async fn run(args: ServeArgs) -> Result<Outcome, CliError> {
+    if args.print_schema {
+        let mut text = serde_json::to_string_pretty(&mcpseal::serve::schema())
+            .map_err(|e| CliError::usage(e.to_string()))?;
+        text.push('\n');
+        output::emit(&text, None)?;
+        return Ok(Outcome::Ok);
+    }
+    let manifest_ttl = args
+        .manifest_ttl
+        .as_deref()
+        .map(settings::parse_duration)
+        .transpose()?;
+    let options = SiteOptions {
+        manifest_ttl,
+        notes: Arc::new(|line: &str| output::note(line)),
+    };
+    let site = mcpseal::serve::open(&args.config, options)?;
+    if args.check {
+        return check(&site, args.format).await;
+    }
+    if let Some(cli) = &args.cli {
+        return verb(&site, cli).await;
+    }
+    let signal = Arc::new(AtomicU8::new(0));
+    let stop = stopped(Arc::clone(&signal));
+    match &args.http {
+        Some(addr) => {
+            mcpseal::serve::serve_http(
+                site,
+                addr,
+                |url| {
+                    let _ = output::emit(&format!("{url}\n"), None);
+                    output::note(&format!("mcpseal serve: Streamable HTTP on {url}"));
+                },
+                stop,
+            )
+            .await?;
+        }
+        None => mcpseal::serve::serve_stdio(site, stop).await?,
+    }
+    Ok(match signal.load(Ordering::SeqCst) {
+        0 => Outcome::Ok,
+        code => Outcome::Interrupted(code),
+    })
+}
+
+/// Completes on SIGINT (records 130) or SIGTERM (records 143).
+async fn stopped(signal: Arc<AtomicU8>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal as unix_signal};
+        let mut term = match unix_signal(SignalKind::terminate()) {
+            Ok(t) => t,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                signal.store(130, Ordering::SeqCst);
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => signal.store(130, Ordering::SeqCst),
+            _ = term.recv() => signal.store(143, Ordering::SeqCst),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        signal.store(130, Ordering::SeqCst);
+    }
+}
+
+async fn verb(site: &mcpseal::serve::Site, cli: &[String]) -> Result<Outcome, CliError> {
+    let Some((id, rest)) = cli.split_first() else {
+        return Err(CliError::usage("`--cli` needs a verb")
+            .hint(format!("the verbs:\n{}", mcpseal::serve::verbs_usage(site))));
+    };
+    match mcpseal::serve::run_verb(site, id, rest).await {
+        Ok(v) => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(&v.bytes).and_then(|()| out.flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+                _ => {}
+            }
+            output::note(&format!(
+                "verified: {} sha256 {} (signature {})",
+                v.path,
+                v.sha256,
+                v.signature.as_str()
+            ));
+            Ok(Outcome::Ok)
+        }
+        Err(VerbError::Verify(e)) => {
+            output::note(&format!(
+                "error: {e}\nhint: nothing was printed: the bytes did not verify against the signed manifest"
+            ));
+            Ok(Outcome::Found)
+        }
+        Err(e @ VerbError::Unknown(_)) => Err(CliError::usage(e.to_string())
+            .hint(format!("the verbs:\n{}", mcpseal::serve::verbs_usage(site)))),
+        Err(e) => Err(CliError::usage(format!("verb `{id}`: {e}"))
+            .hint(format!("the verbs:\n{}", mcpseal::serve::verbs_usage(site)))),
+    }
+}
+
+async fn check(site: &mcpseal::serve::Site, format: DocFormat) -> Result<Outcome, CliError> {
+    let report = match mcpseal::serve::check(site).await {
+        Ok(r) => r,
+        Err(e @ ServeError::Unreadable(_)) => {
+            output::note(&format!("error: {e}\nhint: {}", e.hint()));
+            return Ok(Outcome::NoVerdict);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let text = match format {
+        DocFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&report)
+                .map_err(|e| CliError::usage(e.to_string()))?;
+            s.push('\n');
+            s
+        }
+        DocFormat::Text => check_text(&report),
+    };
+    output::emit(&text, None)?;
+    if report.passed() {
+        return Ok(Outcome::Ok);
+    }
+    output::note(&format!(
+        "error: the deploy does not verify: {} of {} entries failed{}\nhint: rebuild the manifest (and its signature) from the files that are deployed, or redeploy the files the manifest lists",
+        report.failures.len(),
+        report.entries,
+        if matches!(report.signature, SignatureStatus::Unverified { .. }) {
+            ", and the signature did not verify"
+        } else {
+            ""
+        }
+    ));
+    Ok(Outcome::Found)
+}
+
+fn check_text(r: &DeployCheck) -> String {
+    let mut t = String::new();
+    let verdict = if r.passed() { "ok" } else { "failed" };
+    let _ = writeln!(
+        t,
+        "{verdict}: {} of {} entries match the manifest",
+        r.verified, r.entries
+    );
+    let _ = writeln!(t, "origin     {}", r.origin);
+    let _ = writeln!(
+        t,
+        "manifest   {} (sha256 {})",
+        r.manifest, r.manifest_sha256
+    );
+    let signature = match &r.signature {
+        SignatureStatus::Off => format!("off (signature_mode = \"{}\")", r.signature_mode.as_str()),
+        SignatureStatus::Verified { signer } => {
+            format!("verified: {} (issuer {})", signer.identity, signer.issuer)
+        }
+        SignatureStatus::Unverified { reason } => format!("NOT verified: {reason}"),
+    };
+    let _ = writeln!(t, "signature  {signature}");
+    for f in &r.failures {
+        let _ = writeln!(t, "  {}: {}: {}", f.path, f.reason, f.detail);
+    }
+    t
+}

@@ -1,0 +1,488 @@
+//! The Streamable HTTP transport: one endpoint, `/mcp`, POST only.
+//!
+//! A router plus one layer ([`guard`]), so every limit is applied once, before any MCP handling:
+//! a present `Origin` that is not allowed → 403, a foreign `Host` on a loopback server → 403
+//! (both DNS-rebinding protection), a body past the size limit → 413, one that does not arrive
+//! within the body timeout → 408. The endpoint then answers: not POST → 405 (`Allow: POST`; this
+//! server has no GET stream and no sessions, in either era), invalid JSON → 400 `-32700`, an
+//! accepted notification → 202 without a body, a request → `application/json`, or
+//! `text/event-stream` when notifications related to it come first (progress, a listen stream).
+//! No `Mcp-Session-Id` is ever minted or echoed, and `Last-Event-ID` is ignored.
+//!
+//! The accept loop is this crate's own (hyper's HTTP/1 server) so that a client that opens a
+//! connection and sends nothing is dropped after the header-read timeout and the number of
+//! connections is capped.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use futures_util::stream;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use mcpseal_protocol::method::code;
+use mcpseal_protocol::{decode_header_value, keys};
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::task::JoinSet;
+
+use crate::dress::RoutingHeaders;
+use crate::error::{RpcError, ServeError};
+use crate::handler::Handler;
+use crate::options::HttpOptions;
+use crate::out::Out;
+use crate::server::{Handled, Server, error_response};
+
+/// The path of the MCP endpoint.
+pub const MCP_PATH: &str = "/mcp";
+
+/// How long open connections get to finish when the server stops.
+const DRAIN: Duration = Duration::from_secs(5);
+
+struct HttpState<H: Handler> {
+    server: Server<H>,
+    options: HttpOptions,
+    check_host: bool,
+}
+
+/// A bound Streamable HTTP server, ready to [`HttpServer::run`].
+pub struct HttpServer<H: Handler> {
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    server: Server<H>,
+    options: HttpOptions,
+}
+
+impl<H: Handler> std::fmt::Debug for HttpServer<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServer")
+            .field("local_addr", &self.local_addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<H: Handler> Server<H> {
+    /// Binds a Streamable HTTP listener on `addr` (`127.0.0.1:0` picks a free port).
+    ///
+    /// # Errors
+    /// [`ServeError::Bind`] when the address cannot be bound.
+    pub async fn bind_http(
+        &self,
+        addr: &str,
+        options: HttpOptions,
+    ) -> Result<HttpServer<H>, ServeError> {
+        let bind_err = |source| ServeError::Bind {
+            addr: addr.to_owned(),
+            source,
+        };
+        let listener = TcpListener::bind(addr).await.map_err(bind_err)?;
+        let local_addr = listener.local_addr().map_err(bind_err)?;
+        Ok(HttpServer {
+            listener,
+            local_addr,
+            server: self.clone(),
+            options,
+        })
+    }
+
+    /// The MCP endpoint as an axum router (`/mcp` and the limits layer), to mount in another
+    /// application. The `Host` check is off here (the embedder knows its own names); `Origin`,
+    /// body size and body timeout apply as in [`HttpServer::run`].
+    pub fn http_router(&self, options: HttpOptions) -> Router {
+        router(self.clone(), options, false)
+    }
+}
+
+fn router<H: Handler>(server: Server<H>, options: HttpOptions, check_host: bool) -> Router {
+    let state = Arc::new(HttpState {
+        server,
+        options,
+        check_host,
+    });
+    Router::new()
+        .route(MCP_PATH, any(endpoint::<H>))
+        .fallback(|| async { StatusCode::NOT_FOUND })
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            guard::<H>,
+        ))
+        .with_state(state)
+}
+
+impl<H: Handler> HttpServer<H> {
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint URL, `http://ADDR/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{MCP_PATH}", self.local_addr)
+    }
+
+    /// Serves until `shutdown` completes, then ends listen streams gracefully, lets open
+    /// connections finish for a few seconds and returns.
+    ///
+    /// # Errors
+    /// None today (accept errors are retried); the type leaves room for listener failures.
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), ServeError> {
+        let check_host = self.local_addr.ip().is_loopback();
+        let header_timeout = self.options.header_read_timeout;
+        let limit = Arc::new(Semaphore::new(self.options.max_connections.max(1)));
+        let app = router(self.server.clone(), self.options, check_host);
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let mut conns = JoinSet::new();
+        tokio::pin!(shutdown);
+        loop {
+            let permit = tokio::select! {
+                p = Arc::clone(&limit).acquire_owned() => match p { Ok(p) => p, Err(_) => break },
+                () = &mut shutdown => break,
+            };
+            let stream = tokio::select! {
+                a = self.listener.accept() => match a {
+                    Ok((s, _)) => s,
+                    Err(_) => {
+                        // Out of file descriptors and the like: back off, keep serving.
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+                () = &mut shutdown => break,
+            };
+            let _ = stream.set_nodelay(true);
+            let service = TowerToHyperService::new(app.clone());
+            let mut stop = stop_rx.clone();
+            conns.spawn(async move {
+                let conn = hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(header_timeout)
+                    .keep_alive(true)
+                    .serve_connection(TokioIo::new(stream), service);
+                tokio::pin!(conn);
+                tokio::select! {
+                    _ = conn.as_mut() => {}
+                    _ = stop.changed() => {
+                        conn.as_mut().graceful_shutdown();
+                        let _ = conn.await;
+                    }
+                }
+                drop(permit);
+            });
+            while conns.try_join_next().is_some() {}
+        }
+        self.server.shutdown();
+        let _ = stop_tx.send(true);
+        let drained =
+            tokio::time::timeout(DRAIN, async { while conns.join_next().await.is_some() {} });
+        if drained.await.is_err() {
+            conns.abort_all();
+        }
+        Ok(())
+    }
+}
+
+/// A JSON body with this status.
+fn json(status: u16, body: &Value) -> Response {
+    let mut r = Response::new(Body::from(body.to_string()));
+    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn refuse(status: u16, code: i64, message: &str) -> Response {
+    json(
+        status,
+        &error_response(&Value::Null, &RpcError::new(code, message)),
+    )
+}
+
+/// Is `host` (no port, brackets kept for IPv6) a loopback name?
+fn loopback_host(host: &str) -> bool {
+    matches!(host, "localhost" | "[::1]")
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `scheme://host[:port]` → (host, rest) when the scheme is http or https.
+fn origin_host(origin: &str) -> Option<&str> {
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))?;
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => &rest[..v6.find(']')? + 2],
+        None => rest.split(':').next()?,
+    };
+    let tail = &rest[host.len()..];
+    (tail.is_empty()
+        || tail
+            .strip_prefix(':')
+            .is_some_and(|p| p.parse::<u16>().is_ok()))
+    .then_some(host)
+}
+
+fn origin_allowed(origin: &str, options: &HttpOptions) -> bool {
+    options
+        .allowed_origins
+        .iter()
+        .any(|a| a == "*" || a.eq_ignore_ascii_case(origin))
+        || origin_host(origin).is_some_and(loopback_host)
+}
+
+fn host_allowed(host: &str, options: &HttpOptions) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6
+            .split(']')
+            .next()
+            .map(|h| format!("[{h}]"))
+            .unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default().to_owned(),
+    };
+    loopback_host(&name)
+        || options
+            .allowed_hosts
+            .iter()
+            .any(|a| a == "*" || a.eq_ignore_ascii_case(&name))
+}
+
+/// The limits layer: Origin, Host, body size and time.
+async fn guard<H: Handler>(
+    State(state): State<Arc<HttpState<H>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let o = &state.options;
+    let headers = request.headers();
+    if let Some(origin) = headers.get(header::ORIGIN)
+        && !origin.to_str().is_ok_and(|v| origin_allowed(v, o))
+    {
+        return refuse(
+            403,
+            code::INVALID_REQUEST,
+            "Forbidden: the request's Origin is not allowed",
+        );
+    }
+    if state.check_host
+        && let Some(host) = headers.get(header::HOST)
+        && !host.to_str().is_ok_and(|v| host_allowed(v, o))
+    {
+        return refuse(
+            403,
+            code::INVALID_REQUEST,
+            "Forbidden: the request's Host is not allowed",
+        );
+    }
+    let limit = state.server.options().max_message_bytes;
+    let (parts, body) = request.into_parts();
+    let read = tokio::time::timeout(o.body_read_timeout, axum::body::to_bytes(body, limit));
+    let bytes = match read.await {
+        Ok(Ok(b)) => b,
+        Ok(Err(_)) => {
+            let message = format!("Request body larger than {limit} bytes (or unreadable)");
+            return refuse(413, code::INVALID_REQUEST, &message);
+        }
+        Err(_) => {
+            let message = format!(
+                "Request body not received within {} s",
+                o.body_read_timeout.as_secs()
+            );
+            return refuse(408, code::INVALID_REQUEST, &message);
+        }
+    };
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// A routing header's text: `None` when absent, `Some(None)` when it cannot stand for one body
+/// value (sent twice, not visible ASCII, or a broken `=?base64?…?=` form).
+fn header_text(headers: &HeaderMap, name: &str) -> Option<Option<String>> {
+    let mut all = headers.get_all(name).iter();
+    let raw = all.next()?;
+    if all.next().is_some() {
+        return Some(None);
+    }
+    Some(raw.to_str().ok().and_then(decode_header_value))
+}
+
+fn routing_headers(headers: &HeaderMap) -> RoutingHeaders {
+    let prefix = keys::HEADER_MCP_PARAM_PREFIX.to_ascii_lowercase();
+    RoutingHeaders {
+        protocol_version: header_text(headers, keys::HEADER_PROTOCOL_VERSION),
+        method: header_text(headers, keys::HEADER_MCP_METHOD),
+        name: header_text(headers, keys::HEADER_MCP_NAME),
+        params: headers
+            .iter()
+            .filter_map(|(n, v)| {
+                let param = n.as_str().strip_prefix(&prefix)?;
+                Some((
+                    param.to_owned(),
+                    v.to_str().ok().and_then(decode_header_value),
+                ))
+            })
+            .collect(),
+    }
+}
+
+async fn endpoint<H: Handler>(
+    State(state): State<Arc<HttpState<H>>>,
+    method: Method,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if method != Method::POST {
+        let mut r = StatusCode::METHOD_NOT_ALLOWED.into_response();
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return r;
+    }
+    let msg: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => return refuse(400, code::PARSE_ERROR, &format!("Parse error: {e}")),
+    };
+    let routing = routing_headers(&headers);
+    match state.server.handle(msg, Some(&routing)) {
+        Handled::Reply { body, status } => json(status, &body),
+        Handled::Accepted { .. } => StatusCode::ACCEPTED.into_response(),
+        Handled::Running {
+            mut out,
+            mut work,
+            id,
+            listen,
+        } => {
+            // Run the request here until its first message: a plain answer needs no other task.
+            let mut done = false;
+            let first = loop {
+                tokio::select! {
+                    biased;
+                    o = out.recv() => break o,
+                    () = &mut work, if !done => done = true,
+                }
+            };
+            match first {
+                Some(Out::Final { body, status }) => json(status, &body),
+                Some(Out::Notification(first)) => {
+                    // Notifications first: the rest streams, so the request runs on its own.
+                    if !done {
+                        tokio::spawn(work);
+                    }
+                    event_stream(first, out, listen.then_some(state.options.keep_alive))
+                }
+                None => {
+                    let e = RpcError::internal("The request ended without an answer");
+                    json(500, &error_response(&id, &e))
+                }
+            }
+        }
+    }
+}
+
+fn event(message: &Value) -> Bytes {
+    Bytes::from(format!("event: message\ndata: {message}\n\n"))
+}
+
+/// An event stream: `first`, then what `out` carries until its `Final`; with `keep_alive`, `:`
+/// comments while it is quiet. Dropping the response (the client closed the stream) drops `out`,
+/// which stops the request: on HTTP, closing the stream is how a client cancels.
+fn event_stream(first: Value, out: mpsc::Receiver<Out>, keep_alive: Option<Duration>) -> Response {
+    struct S {
+        first: Option<Value>,
+        out: mpsc::Receiver<Out>,
+        done: bool,
+        tick: Option<tokio::time::Interval>,
+    }
+    let tick = keep_alive.map(|d| {
+        let mut i = tokio::time::interval_at(tokio::time::Instant::now() + d, d);
+        i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        i
+    });
+    let state = S {
+        first: Some(first),
+        out,
+        done: false,
+        tick,
+    };
+    let body = stream::unfold(state, |mut s| async move {
+        if let Some(f) = s.first.take() {
+            return Some((Ok::<Bytes, std::convert::Infallible>(event(&f)), s));
+        }
+        if s.done {
+            return None;
+        }
+        let next = match s.tick.as_mut() {
+            Some(tick) => tokio::select! {
+                o = s.out.recv() => Some(o),
+                _ = tick.tick() => None,
+            },
+            None => Some(s.out.recv().await),
+        };
+        match next {
+            None => Some((Ok(Bytes::from_static(b": keep-alive\n\n")), s)),
+            Some(None) => None,
+            Some(Some(Out::Notification(n))) => Some((Ok(event(&n)), s)),
+            Some(Some(Out::Final { body, .. })) => {
+                s.done = true;
+                Some((Ok(event(&body)), s))
+            }
+        }
+    });
+    let mut r = Response::new(Body::from_stream(body));
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_and_hosts() {
+        let o = HttpOptions::default();
+        for ok in [
+            "http://localhost",
+            "http://127.0.0.1:8080",
+            "https://[::1]:3000",
+            "http://localhost:1",
+        ] {
+            assert!(origin_allowed(ok, &o), "{ok}");
+        }
+        for bad in [
+            "http://mcpseal-probe.invalid",
+            "http://localhost.evil.example",
+            "http://127.0.0.1.evil.example",
+            "null",
+            "file://",
+            "http://localhost:notaport",
+        ] {
+            assert!(!origin_allowed(bad, &o), "{bad}");
+        }
+        let o = HttpOptions {
+            allowed_origins: vec!["https://app.example".into()],
+            allowed_hosts: vec!["mcp.example".into()],
+            ..HttpOptions::default()
+        };
+        assert!(origin_allowed("https://app.example", &o));
+        assert!(
+            host_allowed("127.0.0.1:9", &o)
+                && host_allowed("[::1]:9", &o)
+                && host_allowed("mcp.example:443", &o)
+        );
+        assert!(!host_allowed("evil.example", &o));
+    }
+}
