@@ -181,7 +181,7 @@ async function install({ version, actionRoot, base, checksum, log }) {
     fs.rmSync(work, { recursive: true, force: true });
   }
   const versionLine = binaryVersionLine(binary);
-  if (!versionLine.startsWith(`mcpseal ${version}`)) {
+  if (versionLine !== `mcpseal ${version}` && !versionLine.startsWith(`mcpseal ${version} (`)) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw new InstallError(`${name} says "${versionLine}", not mcpseal ${version}`, "the release asset is mislabelled");
   }

@@ -554,3 +554,36 @@ fn args_split_like_a_shell_without_expansion() {
         ]
     );
 }
+
+#[test]
+fn an_asset_whose_binary_is_another_version_is_refused() {
+    // A correctly checksummed archive for "9.9.9" that holds this build (which says VERSION).
+    let root = tempfile::tempdir().expect("release root");
+    fake_release(root.path(), "9.9.9", &mcpseal_binary());
+    let server = FileServer::start(root.path());
+    let runner = Runner::new();
+    let step = runner.step(
+        &server,
+        &[
+            ("command", "probe"),
+            ("version", "9.9.9"),
+            ("args", &fixture_args("")),
+        ],
+    );
+    step.ran.expect_code(2, "mislabelled asset");
+    assert!(
+        step.ran
+            .stdout
+            .contains(&format!("says \"mcpseal {VERSION} (")),
+        "{}",
+        step.ran.stdout
+    );
+    assert!(step.ran.stdout.contains("not mcpseal 9.9.9"));
+    assert!(
+        !runner
+            .path(&format!("cache/mcpseal/9.9.9/{HOST_TARGET}"))
+            .exists(),
+        "nothing cached"
+    );
+    assert!(step.summary.is_empty());
+}
