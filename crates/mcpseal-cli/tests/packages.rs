@@ -294,6 +294,7 @@ fn the_launcher_names_an_unsupported_platform_and_the_way_out() {
     assert!(stderr.contains("hint: build it from source with `cargo install mcpseal`"));
 }
 
+/// Runs alone (`.config/nextest.toml`): maturin may relink `target/debug/mcpseal`.
 #[cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
 #[test]
 fn the_wheel_reuses_the_build_and_installs_into_a_fresh_venv() {
@@ -304,11 +305,14 @@ fn the_wheel_reuses_the_build_and_installs_into_a_fresh_venv() {
         .arg(&wheels)
         .current_dir(workspace().join("packaging/pypi")));
     ran.expect_code(0, "maturin build");
-    // The wheel shares the workspace's target directory: it must not compile the CLI again
-    // (that would also replace the binary other tests are running).
+    // The wheel shares the workspace's target directory. It cannot be a pure no-op after the
+    // test build (cargo unifies features differently for `-p mcpseal` alone than for the
+    // workspace with its dev-dependencies, so the few crates whose features differ, and the
+    // CLI, are built once more), but nothing else is: the most expensive unit of the graph,
+    // whose features do not differ, is never compiled again.
     assert!(
-        !ran.stderr.contains("Compiling mcpseal v"),
-        "maturin recompiled the CLI: {}",
+        !ran.stderr.contains("Compiling aws-lc-sys"),
+        "maturin rebuilt the dependency graph: it is not using the workspace's target dir\n{}",
         ran.stderr
     );
     let wheel: Vec<PathBuf> = std::fs::read_dir(&wheels)
