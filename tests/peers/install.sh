@@ -10,6 +10,8 @@
 #   3. cargo build (rmcp peer)      -> tests/peers/rmcp-server/target (cargo's own incremental cache)
 #   4. npm ci --ignore-scripts      -> tests/peers/verdaccio/node_modules (local npm registry for the
 #                                      package-sources tests; keyed on its lock + node major)
+#   5. python venv + pip install    -> tests/peers/.venv-dist         (keyed on dist/requirements.txt + python version)
+#      (maturin, actionlint, shellcheck: the packaging tests and the workflow lint)
 #
 # Needs only: node + npm, python3 (with venv/ensurepip), cargo. Any failure exits non-zero with the
 # installer's own error output shown; nothing is skipped silently.
@@ -125,9 +127,31 @@ step_verdaccio() {
   echo "$want" > "$stamp"
 }
 
+# 5. dist: maturin, actionlint and shellcheck for the packaging tests and the workflow lint.
+step_dist() {
+  local venv="$PEERS_DIR/.venv-dist" req="$PEERS_DIR/dist/requirements.txt" stamp="$STAMPS/dist.sha256" want pyver b
+  [[ -f "$req" ]] || die "missing $req"
+  pyver=$("$PYTHON" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
+  want=$(hash_of "python=$pyver" "$req")
+  if [[ -z "${PEERS_FORCE:-}" && -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$venv/bin/python" ]]; then
+    log "dist: up to date (requirements unchanged), skipping pip install"
+    return 0
+  fi
+  rm -f "$stamp"
+  rm -rf "$venv"
+  log "dist: creating venv $venv and installing dist/requirements.txt (wheels only)"
+  "$PYTHON" -m venv "$venv" || return 1
+  "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q --only-binary=:all: -r "$req" || return 1
+  for b in maturin actionlint shellcheck; do
+    "$venv/bin/$b" --version >/dev/null || { log "dist: $venv/bin/$b missing or broken after install"; return 1; }
+  done
+  echo "$want" > "$stamp"
+}
+
 T0=$(now_ms)
 run_step npm step_npm
 run_step python step_python
 run_step rust step_rust
 run_step verdaccio step_verdaccio
+run_step dist step_dist
 log "all     done in $(fmt_s $(( $(now_ms) - T0 )))"

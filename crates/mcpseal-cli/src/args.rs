@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(
     name = "mcpseal",
-    version,
+    version = env!("MCPSEAL_VERSION"),
     propagate_version = true,
     max_term_width = 100
 )]

@@ -376,7 +376,7 @@ fn peers_doc_is_current() {
     assert!(
         committed == rendered,
         "docs/peers.md is stale\nhint: run `MCPSEAL_UPDATE_PEERS_DOC=1 cargo nextest run -p \
-         mcpseal-cli --test peers peers_doc` and commit it"
+         mcpseal --test peers peers_doc` and commit it"
     );
 }
 
