@@ -333,6 +333,44 @@ pub struct Knobs {
     /// HTTP: append `GET PATH authorization=yes|no` per card request to FILE (credential test)
     #[arg(long, value_name = "FILE", requires = "http")]
     pub card_log: Option<PathBuf>,
+
+    /// Bearer authorization (`--require-token`, `--open-method`, `--insufficient-scope`), in
+    /// their own module.
+    #[command(flatten)]
+    pub auth: crate::auth::AuthKnobs,
+
+    /// stdio: also print a JSON line that is not a JSON-RPC message before every response
+    /// (stdout-noise rule: JSON that is not MCP counts too)
+    #[arg(long)]
+    pub noise_json: bool,
+
+    /// HTTP: serve a request whose `_meta` names 2026-07-28 but that lacks the
+    /// `MCP-Protocol-Version` header as a 2026 request (found on a dual-era server; SEAL030)
+    #[arg(long, requires = "http")]
+    pub serve_without_version_header: bool,
+
+    /// HTTP: refuse every request whose `Host` is not `localhost[:PORT]` with 403 and a plain
+    /// text body (DNS-rebinding protection that rejects `127.0.0.1`; the unreachable hint)
+    #[arg(long, requires = "http")]
+    pub localhost_only: bool,
+
+    /// Add items that need a client capability (`approve`, `fixture://approval`, `long_job`)
+    /// and answer requests lacking it as HOW says (-32021 rule)
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub capability_gate: Option<crate::gate::GateKnob>,
+
+    /// Answer `tools/call` of an unknown tool with an `isError: true` result instead of -32602
+    #[arg(long)]
+    pub unknown_tool_is_error: bool,
+
+    /// Wait MS milliseconds before reading the first message (a slow-starting server)
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub startup_delay: u64,
+
+    /// Legacy: serve requests without the `initialize` handshake, and over HTTP refuse an
+    /// `MCP-Protocol-Version` it does not know with 400 (TypeScript SDK v1 stateless HTTP)
+    #[arg(long)]
+    pub stateless_legacy: bool,
 }
 
 /// How `--listen-ack` gets the `subscriptions/listen` acknowledgement wrong.

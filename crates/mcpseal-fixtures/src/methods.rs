@@ -37,6 +37,18 @@ impl Handler {
         params: &Value,
         id: &Value,
     ) -> Result<Answer, RpcError> {
+        if let Some(knob) = self.knobs.capability_gate
+            && let Some(answer) = crate::gate::answer(knob, method, params)
+        {
+            let body = answer?;
+            // Interim (`input_required`) and task results carry no cache hints.
+            let done = body.get("resultType").is_none();
+            let cacheable = done && method == "resources/read";
+            return Ok(Answer::Result(
+                self.finish(era, method, body, cacheable),
+                None,
+            ));
+        }
         if let Some(kind) = ListKind::from_method(method) {
             let body = self.list(kind, params)?;
             return Ok(Answer::Result(self.finish(era, method, body, true), None));
@@ -124,7 +136,11 @@ impl Handler {
         if matches!(k.tasks, Some(TasksKnob::Core | TasksKnob::Both)) {
             caps.insert("tasks".into(), core_tasks());
         }
-        if matches!(k.tasks, Some(TasksKnob::Ext | TasksKnob::Both)) {
+        let gate_tasks = matches!(
+            k.capability_gate,
+            Some(crate::gate::GateKnob::Refuse | crate::gate::GateKnob::Task)
+        );
+        if matches!(k.tasks, Some(TasksKnob::Ext | TasksKnob::Both)) || gate_tasks {
             caps.insert(
                 "extensions".into(),
                 json!({"io.modelcontextprotocol/tasks": {}}),
@@ -258,6 +274,12 @@ impl Handler {
                 json!({"missing": ["name"]}),
             )
         })?;
+        if self.surface.tool(name).is_none() && self.knobs.unknown_tool_is_error {
+            return Ok(
+                json!({"content": [{"type": "text", "text": format!("Unknown tool: {name}")}],
+                             "isError": true}),
+            );
+        }
         if self.surface.tool(name).is_none() {
             return Err(app_err(
                 INVALID_PARAMS,
@@ -302,11 +324,15 @@ impl Handler {
             "clock" => text("2026-07-28T00:00:00Z".to_owned()),
             "bad_output" => structured(json!({"sum": "three"})),
             "bad_error" => json!({"isError": true}),
-            "ask" => json!({"resultType": "input_required",
+            // Input requests only for a client that declared elicitation (MRTR: MUST NOT
+            // otherwise); for one that did not, the state alone.
+            "ask" if crate::gate::declared(params, "elicitation") => json!({
+                "resultType": "input_required",
                 "inputRequests": {"confirm": {"method": "elicitation/create",
                     "params": {"mode": "form", "message": "Proceed?",
                                "requestedSchema": {"type": "object", "properties": {}}}}},
                 "requestState": "opaque-state"}),
+            "ask" => json!({"resultType": "input_required", "requestState": "opaque-state"}),
             "ask_badly" => json!({"resultType": "input_required",
                 "inputRequests": {"x": {"method": "tools/call"}}}),
             n if n.starts_with("tool_") => structured(json!({"tool": n, "ok": true})),
