@@ -24,7 +24,7 @@ crate::rule! {
     /// else `server/discover`) claiming `1999-01-01` and, for every later 2026-style version
     /// `server/discover` advertises besides `2026-07-28`, the same request claiming it. Only
     /// judged on servers whose `server/discover` answered; only `-32022` answers are judged
-    /// (another code is SEAL012's finding, a served unknown version SEAL023's). Fires (error)
+    /// (another code is SEAL012's finding, a served unknown version SEAL041's). Fires (error)
     /// when `data.supported`/`data.requested` are missing or malformed, when `data.requested`
     /// is not the version sent, when the status is not 400, when a version listed in
     /// `supportedVersions` is refused, or when `data.supported` names the refused version; an

@@ -1,5 +1,6 @@
 use mcpseal_client::{
-    Exchange, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_PROTOCOL_VERSION, Request,
+    Exchange, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_PROTOCOL_VERSION, META_SERVER_INFO,
+    Request,
 };
 use mcpseal_protocol::method;
 use serde_json::{Map, Value, json};
@@ -29,11 +30,13 @@ crate::rule! {
     /// SEAL012's; here only acceptance and status are judged); `prompts/get` of a listed
     /// prompt and `resources/read` of a listed resource without `Mcp-Name` and with a wrong
     /// one, each only after the same request with correct headers succeeded (so no other
-    /// failure can explain the error — the spec sets no check order). On modern-only
-    /// servers also `tools/list` without `MCP-Protocol-Version` and with `2025-11-25` against
-    /// `2026-07-28` in `_meta`: -32022 is accepted there too (the header names a version the
-    /// server does not support), and dual-era servers are not asked (they may read a 2025
-    /// header, or none, as a 2025 request). Tools are never called: only when nothing else is
+    /// failure can explain the error — the spec sets no check order). Also `tools/list`
+    /// without `MCP-Protocol-Version` and with `2025-11-25` against `2026-07-28` in `_meta`:
+    /// on modern-only servers -32022 is accepted there too (the header names a version the
+    /// server does not support); a dual-era server may read a 2025 header, or none, as a 2025
+    /// request, so there only a 2026-shaped answer (`resultType`, cache hints or the `_meta`
+    /// server identity) is a finding — found on a real dual-era server. 401/403 answers are
+    /// authorization refusals, never judged. Tools are never called: only when nothing else is
     /// listed, `tools/call` of a tool name that does not exist, with another non-existent name
     /// in `Mcp-Name`, and only a -32020 with the wrong status is judged (an unknown-tool error
     /// is an equally valid answer). Release-candidate codes (-32001/-32003/-32004) are left to
@@ -58,6 +61,9 @@ struct Probe {
     accepted: &'static [i64],
     /// Whether another code is this rule's finding (else another rule's, or allowed).
     judge_code: bool,
+    /// Dual-era server, version header missing or 2025: only a 2026-shaped result is a
+    /// finding (a 2025 answer, or any refusal, is what the spec allows).
+    dual: bool,
 }
 
 const OTHER_NAME: &str = "mcpseal-probe-other-name";
@@ -75,6 +81,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             .await,
         accepted: &[HEADER_MISMATCH],
         judge_code: true,
+        dual: false,
     });
     probes.push(Probe {
         what: "`tools/list` with `Mcp-Method: tools/call`".into(),
@@ -83,25 +90,30 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             .await,
         accepted: &[HEADER_MISMATCH],
         judge_code: false,
+        dual: false,
     });
-    if modern_only_http(ctx) {
-        probes.push(Probe {
-            what: "`tools/list` without `MCP-Protocol-Version`".into(),
-            ex: ctx
-                .call_status_probe(list().without_header(HEADER_PROTOCOL_VERSION))
-                .await,
-            accepted: &[HEADER_MISMATCH, UNSUPPORTED_VERSION],
-            judge_code: true,
-        });
-        probes.push(Probe {
-            what: "`tools/list` with `MCP-Protocol-Version: 2025-11-25` and `_meta` version 2026-07-28".into(),
-            ex: ctx
-                .call_status_probe(list().header(HEADER_PROTOCOL_VERSION, "2025-11-25"))
-                .await,
-            accepted: &[HEADER_MISMATCH, UNSUPPORTED_VERSION],
-            judge_code: true,
-        });
-    }
+    // A dual-era server may read a missing or 2025 header as a 2025 request; it may not
+    // answer it as a 2026 one (that ignores the header the spec makes it check).
+    let dual = !modern_only_http(ctx);
+    probes.push(Probe {
+        what: "`tools/list` without `MCP-Protocol-Version`".into(),
+        ex: ctx
+            .call_status_probe(list().without_header(HEADER_PROTOCOL_VERSION))
+            .await,
+        accepted: &[HEADER_MISMATCH, UNSUPPORTED_VERSION],
+        judge_code: true,
+        dual,
+    });
+    probes.push(Probe {
+        what: "`tools/list` with `MCP-Protocol-Version: 2025-11-25` and `_meta` version 2026-07-28"
+            .into(),
+        ex: ctx
+            .call_status_probe(list().header(HEADER_PROTOCOL_VERSION, "2025-11-25"))
+            .await,
+        accepted: &[HEADER_MISMATCH, UNSUPPORTED_VERSION],
+        judge_code: true,
+        dual,
+    });
     let mut named = 0;
     for (method, params) in named_targets(ctx).await {
         let control = ctx.call(method, params.clone()).await;
@@ -117,6 +129,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                 .await,
             accepted: &[HEADER_MISMATCH],
             judge_code: true,
+            dual: false,
         });
         probes.push(Probe {
             what: format!(
@@ -127,6 +140,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                 .await,
             accepted: &[HEADER_MISMATCH],
             judge_code: true,
+            dual: false,
         });
     }
     if named == 0 && ctx.prelude().effective_listing().is_some() {
@@ -142,6 +156,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                 .await,
             accepted: &[HEADER_MISMATCH],
             judge_code: false,
+            dual: false,
         });
     }
     let mut facts = Vec::new();
@@ -168,7 +183,19 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
 
 fn judge(p: &Probe) -> Option<String> {
     let ex = &p.ex;
+    // A 401/403 refused the request before any header was judged: no answer to it.
+    if crate::access::refused(ex) {
+        return None;
+    }
     let status = ex.http_status?;
+    if p.dual {
+        return ex.result().and_then(modern_shape).map(|field| {
+            format!(
+                "answered as a 2026 request (the result carries `{field}`: {})",
+                answer(ex)
+            )
+        });
+    }
     if ex.result().is_some() {
         return Some(format!("served anyway ({})", answer(ex)));
     }
@@ -184,6 +211,20 @@ fn judge(p: &Probe) -> Option<String> {
         }
         None => None,
     }
+}
+
+/// The 2026-only field a result carries, if any: `resultType`, a cache hint or the `_meta`
+/// server identity (2025 results have none of them).
+fn modern_shape(result: &Value) -> Option<&'static str> {
+    ["resultType", "ttlMs", "cacheScope"]
+        .into_iter()
+        .find(|k| result.get(*k).is_some())
+        .or_else(|| {
+            result
+                .pointer("/_meta")
+                .and_then(|m| m.get(META_SERVER_INFO))
+                .map(|_| "_meta[\"io.modelcontextprotocol/serverInfo\"]")
+        })
 }
 
 /// `prompts/get` of the first listed prompt (required arguments filled in) and

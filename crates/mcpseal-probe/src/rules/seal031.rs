@@ -42,7 +42,8 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     let ex = ctx
         .call_status_probe(Request::modern(UNKNOWN_METHOD, Some(json!({}))))
         .await;
-    let Some(status) = ex.http_status else {
+    // A 401/403 is an authorization refusal, not the server's answer to the method.
+    let Some(status) = ex.http_status.filter(|_| !ctx.refused(&ex)) else {
         return Ok(Vec::new());
     };
     let code = ex.error_code();

@@ -39,11 +39,12 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         return Ok(Vec::new());
     }
     let ex = ctx
-        .call_status_probe(
+        .call_origin_probe(
             Request::modern(method::SERVER_DISCOVER, None).header("Origin", FOREIGN_ORIGIN),
         )
         .await;
-    let Some(status) = ex.http_status else {
+    // A 401 refused the request for its missing credential: the `Origin` was never judged.
+    let Some(status) = ex.http_status.filter(|_| !ctx.refused(&ex)) else {
         return Ok(Vec::new());
     };
     if status == 403 {
