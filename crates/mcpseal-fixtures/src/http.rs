@@ -303,9 +303,16 @@ fn add_session(r: &mut Response, session: Option<String>) {
     }
 }
 
-/// A JSON body with `status` (or 200 for errors under `--errors-200`).
+/// A JSON body with `status` (or 200 for errors under `--errors-200`, and for the codes of
+/// `--status-200-code`).
 fn json_response(h: &Handler, body: Value, status: u16, session: Option<String>) -> Response {
-    let status = if h.knobs.errors_200 { 200 } else { status };
+    let code = body.pointer("/error/code").and_then(Value::as_i64);
+    let status = if h.knobs.errors_200 || code.is_some_and(|c| h.knobs.status_200_code.contains(&c))
+    {
+        200
+    } else {
+        status
+    };
     let mut r = raw_json(Body::from(body.to_string()));
     *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     add_session(&mut r, session);

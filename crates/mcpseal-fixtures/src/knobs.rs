@@ -253,9 +253,14 @@ pub struct Knobs {
     #[arg(long)]
     pub error_id_null: bool,
 
-    /// HTTP: send every JSON-RPC error with status 200 (status-mapping rules)
+    /// HTTP: send every JSON-RPC error with status 200 (status-mapping root cause, SEAL044)
     #[arg(long)]
     pub errors_200: bool,
+
+    /// HTTP: send JSON-RPC errors with code CODE (e.g. -32022) with status 200 (repeatable;
+    /// one status fault at a time)
+    #[arg(long, value_name = "CODE", allow_hyphen_values = true)]
+    pub status_200_code: Vec<i64>,
 
     /// HTTP: accept any `Origin` header (DNS-rebinding rule)
     #[arg(long)]

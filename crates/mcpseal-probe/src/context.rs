@@ -146,6 +146,7 @@ pub struct ProbeContext<'c> {
     tools: OnceCell<Option<crate::tools::ToolListing>>,
     calls: Vec<crate::calls::ToolCall>,
     call_results: OnceCell<Vec<Exchange>>,
+    error_statuses: OnceCell<Vec<Exchange>>,
     stdout_noise: Vec<String>,
 }
 
@@ -170,6 +171,7 @@ impl<'c> ProbeContext<'c> {
         ProbeContext {
             stdout_noise,
             call_results: OnceCell::new(),
+            error_statuses: OnceCell::new(),
             rec,
             prelude,
             results: OnceCell::new(),
@@ -220,6 +222,48 @@ impl<'c> ProbeContext<'c> {
                 out
             })
             .await
+    }
+
+    /// Two errors whose HTTP status 2026-07-28 fixes, asked once per run and shared (HTTP,
+    /// servers whose `server/discover` answered on the 2026 path; empty otherwise): an unknown
+    /// method (-32601, HTTP 404) and `server/discover` without the REQUIRED
+    /// `clientCapabilities` (-32602, HTTP 400).
+    pub async fn error_statuses(&self) -> &[Exchange] {
+        self.error_statuses
+            .get_or_init(|| async {
+                let p = &self.prelude;
+                let modern = self.transport() == TransportKind::Http
+                    && p.path == Some(ClientPath::Modern)
+                    && p.discover.result().is_some()
+                    && p.root_cause.is_none();
+                if !modern {
+                    return Vec::new();
+                }
+                vec![
+                    self.call_status_probe(Request::modern(
+                        crate::protocol::UNKNOWN_METHOD,
+                        Some(json!({})),
+                    ))
+                    .await,
+                    self.call_status_probe(
+                        Request::modern(method::SERVER_DISCOVER, None)
+                            .without_meta_key(mcpseal_client::META_CLIENT_CAPABILITIES),
+                    )
+                    .await,
+                ]
+            })
+            .await
+    }
+
+    /// True when both [`error_statuses`](Self::error_statuses) probes came back as JSON-RPC
+    /// errors with HTTP 200: the server sends every error with 200 (SEAL044's one finding), so
+    /// the rules that judge one error's status say nothing about it.
+    pub async fn errors_always_200(&self) -> bool {
+        let probes = self.error_statuses().await;
+        !probes.is_empty()
+            && probes
+                .iter()
+                .all(|e| e.error_code().is_some() && e.http_status == Some(200))
     }
 
     /// Every tool the server lists on the client path (the prelude's first page, then the

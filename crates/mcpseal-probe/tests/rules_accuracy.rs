@@ -21,7 +21,8 @@ use common::{
 };
 
 const MINE: &[&str] = &[
-    "SEAL023", "SEAL030", "SEAL039", "SEAL040", "SEAL041", "SEAL042", "SEAL043",
+    "SEAL012", "SEAL023", "SEAL024", "SEAL030", "SEAL031", "SEAL035", "SEAL039", "SEAL040",
+    "SEAL041", "SEAL042", "SEAL043", "SEAL044",
 ];
 
 fn mine(report: &ProbeReport) -> BTreeSet<(String, Severity)> {
@@ -40,7 +41,8 @@ async fn http(args: &[&str]) -> ProbeReport {
 const BOTH: &[Case] = &[
     (&["--mode", "modern"], &[]),
     (&["--mode", "dual"], &[]),
-    (&["--mode", "legacy"], &[]),
+    // Its release-candidate codes (SEAL012); nothing new.
+    (&["--mode", "legacy"], &[("SEAL012", E)]),
     // The TypeScript SDK v2 stdio bug: the version of the first requests is kept.
     (&["--pin-version"], &[("SEAL041", E)]),
     // Two faults, two findings: missing `_meta` keys served, and an unsupported version served.
@@ -123,6 +125,19 @@ async fn stdout_noise_is_one_finding_and_changes_no_other_verdict() {
 async fn http_only_accuracy_knobs() {
     let cases: &[Case] = &[
         (&["--capability-gate", "status-200"], &[("SEAL042", E)]),
+        // Every error at 200 is one root cause with one fix: one finding, and no rule that
+        // judges one error's status repeats it.
+        (&["--errors-200"], &[("SEAL044", E)]),
+        (
+            &["--errors-200", "--capability-gate", "refuse"],
+            &[("SEAL044", E)],
+        ),
+        (&["--status-200-code", "-32022"], &[("SEAL024", E)]),
+        (&["--status-200-code", "-32602"], &[("SEAL023", E)]),
+        (
+            &["--status-200-code", "-32021", "--capability-gate", "refuse"],
+            &[("SEAL042", E)],
+        ),
         // A dual-era server that answers a 2026 request without `MCP-Protocol-Version` as a
         // 2026 one (found on a real server); the clean dual fixture refuses it with -32020.
         (

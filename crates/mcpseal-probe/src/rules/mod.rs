@@ -47,6 +47,7 @@ mod seal040;
 mod seal041;
 mod seal042;
 mod seal043;
+mod seal044;
 
 /// Every rule, in id order.
 pub static REGISTRY: &[&Rule] = &[
@@ -91,4 +92,5 @@ pub static REGISTRY: &[&Rule] = &[
     &seal041::SEAL041,
     &seal042::SEAL042,
     &seal043::SEAL043,
+    &seal044::SEAL044,
 ];

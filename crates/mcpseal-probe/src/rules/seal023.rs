@@ -29,7 +29,8 @@ crate::rule! {
     /// `protocolVersion` (over HTTP the `MCP-Protocol-Version` header still says
     /// `2026-07-28`); without `clientCapabilities`; and without `clientInfo`. One finding per
     /// fault, each with its own fix: a missing required key served; refused with the wrong
-    /// code; refused with the wrong HTTP status; `clientInfo` required.
+    /// code; refused with the wrong HTTP status (unless every error comes with 200: SEAL044);
+    /// `clientInfo` required.
     ///
     /// Two behaviours allowed, no finding: a dual-era server (it accepted `initialize`) may
     /// treat a request with no `_meta`, or with a `_meta` lacking `protocolVersion`, as a 2025
@@ -100,6 +101,8 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         .call_with(discover().without_meta_key(META_CLIENT_INFO))
         .await;
 
+    // A server that sends every error with 200 is told so once, by SEAL044.
+    let always_200 = http && ctx.errors_always_200().await;
     let mut served = Vec::new();
     let mut wrong_code = Vec::new();
     let mut wrong_status = Vec::new();
@@ -119,7 +122,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         if !ok {
             wrong_code.push((r.what, ex));
         }
-        if ok && http && ex.http_status.is_some_and(|s| s != 400) {
+        if ok && http && !always_200 && ex.http_status.is_some_and(|s| s != 400) {
             wrong_status.push((r.what, ex));
         }
     }

@@ -40,7 +40,9 @@ crate::rule! {
     /// listed, `tools/call` of a tool name that does not exist, with another non-existent name
     /// in `Mcp-Name`, and only a -32020 with the wrong status is judged (an unknown-tool error
     /// is an equally valid answer). Release-candidate codes (-32001/-32003/-32004) are left to
-    /// SEAL012.
+    /// SEAL012. One finding per fault, each with its own fix: served anyway (no validation),
+    /// another code than -32020, another status than 400 (unless every error comes with 200:
+    /// SEAL044).
     pub static SEAL030 = {
         id: "SEAL030",
         anchor: None,
@@ -159,29 +161,68 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             dual: false,
         });
     }
-    let mut facts = Vec::new();
-    let mut evidence = Vec::new();
+    // One finding per fault, each with its own fix: a request served although its headers
+    // disagree (no validation), refused with another code, refused with another status
+    // (unless every error comes with 200: SEAL044's one finding).
+    let always_200 = ctx.errors_always_200().await;
+    let mut groups: [(Vec<String>, Vec<Exchange>); 3] = Default::default();
     for p in probes {
-        if let Some(fact) = judge(&p) {
+        if let Some((fault, fact)) = judge(&p) {
+            if fault == Fault::Status && always_200 {
+                continue;
+            }
+            let (facts, evidence) = &mut groups[fault as usize];
             facts.push(format!("{}: {fact}", p.what));
             evidence.push(p.ex);
         }
     }
-    if facts.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(vec![
-        SEAL030
-            .finding(
-                format!("{}.", facts.join("; ")),
+    let mut findings = Vec::new();
+    for (fault, (facts, evidence)) in [Fault::Served, Fault::Code, Fault::Status]
+        .into_iter()
+        .zip(groups)
+    {
+        if facts.is_empty() {
+            continue;
+        }
+        let (title, expected, fix) = match fault {
+            Fault::Served => (
+                "Requests whose routing headers are missing or disagree with the body are served",
                 "A POST whose `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` is missing or disagrees with the body is refused before it is processed: HTTP 400 with JSON-RPC -32020 (HeaderMismatch).",
                 "Upgrade to an MCP SDK that speaks 2026-07-28 and keep its header validation on; in a hand-written transport, compare each routing header with the body (decoding `=?base64?…?=` values) before dispatching, and answer 400 + -32020 on any difference.",
-            )
-            .evidence(evidence.iter()),
-    ])
+            ),
+            Fault::Code => (
+                "Routing-header mismatches are refused with another code than -32020",
+                "A missing or mismatching routing header is refused with JSON-RPC -32020 (HeaderMismatch), HTTP 400.",
+                "Answer header validation failures with -32020 (its `data` may name the header), not a generic error.",
+            ),
+            Fault::Status => (
+                "Routing-header mismatches are not sent with HTTP 400",
+                "A -32020 HeaderMismatch is sent with HTTP 400 Bad Request.",
+                "Send HTTP 400 with the -32020 error body.",
+            ),
+        };
+        findings.push(
+            SEAL030
+                .finding(format!("{}.", facts.join("; ")), expected, fix)
+                .titled(title)
+                .evidence(evidence.iter()),
+        );
+    }
+    Ok(findings)
 }
 
-fn judge(p: &Probe) -> Option<String> {
+/// Which fault a header probe's answer shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// Served although the headers disagree.
+    Served = 0,
+    /// Refused, with another code than -32020.
+    Code = 1,
+    /// Refused with -32020, with another status than 400.
+    Status = 2,
+}
+
+fn judge(p: &Probe) -> Option<(Fault, String)> {
     let ex = &p.ex;
     // A 401/403 refused the request before any header was judged: no answer to it.
     if crate::access::refused(ex) {
@@ -190,25 +231,33 @@ fn judge(p: &Probe) -> Option<String> {
     let status = ex.http_status?;
     if p.dual {
         return ex.result().and_then(modern_shape).map(|field| {
-            format!(
-                "answered as a 2026 request (the result carries `{field}`: {})",
-                answer(ex)
+            (
+                Fault::Served,
+                format!(
+                    "answered as a 2026 request (the result carries `{field}`: {})",
+                    answer(ex)
+                ),
             )
         });
     }
     if ex.result().is_some() {
-        return Some(format!("served anyway ({})", answer(ex)));
+        return Some((Fault::Served, format!("served anyway ({})", answer(ex))));
     }
     match ex.error_code() {
         // Release-candidate numbering is SEAL012's finding (one root cause, one finding).
         Some(RC_HEADER_MISMATCH | RC_MISSING_CAPABILITY | RC_UNSUPPORTED_VERSION) => None,
-        Some(c) if p.accepted.contains(&c) => (c == HEADER_MISMATCH && status != 400)
-            .then(|| format!("-32020 came with HTTP {status} instead of 400")),
-        Some(_) if p.judge_code => Some(format!("{} instead of -32020", answer(ex))),
+        Some(c) if p.accepted.contains(&c) => (c == HEADER_MISMATCH && status != 400).then(|| {
+            (
+                Fault::Status,
+                format!("-32020 came with HTTP {status} instead of 400"),
+            )
+        }),
+        Some(_) if p.judge_code => Some((Fault::Code, format!("{} instead of -32020", answer(ex)))),
         Some(_) => None,
-        None if (400..500).contains(&status) && p.judge_code => {
-            Some(format!("{} without a JSON-RPC -32020 body", answer(ex)))
-        }
+        None if (400..500).contains(&status) && p.judge_code => Some((
+            Fault::Code,
+            format!("{} without a JSON-RPC -32020 body", answer(ex)),
+        )),
         None => None,
     }
 }

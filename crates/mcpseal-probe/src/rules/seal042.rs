@@ -30,7 +30,8 @@ crate::rule! {
     /// are asked unprompted — and the tool calls named with `--call` (never any other tool;
     /// each call is sent once and shared with SEAL039). Fires on an `input_required` result
     /// asking for an undeclared input method, a task result, or a -32021 without an object
-    /// `data.requiredCapabilities` or (HTTP) with a status other than 400. Any other answer is
+    /// `data.requiredCapabilities` or (HTTP) with a status other than 400 (unless every error
+    /// comes with 200: SEAL044). Any other answer is
     /// allowed (a server may well degrade without the capability). The release-candidate code
     /// -32003 is left to SEAL012 (the same builds send -32004 for a bad version).
     pub static SEAL042 = {
@@ -69,27 +70,67 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         judged.push(ctx.call(params.0, params.1).await);
     }
     judged.extend(ctx.user_calls().await.iter().cloned());
-    let http = ctx.transport() == TransportKind::Http;
-    let mut facts = Vec::new();
-    let mut evidence = Vec::new();
+    // A server that sends every error with 200 is told so once, by SEAL044.
+    let http = ctx.transport() == TransportKind::Http && !ctx.errors_always_200().await;
+    // One finding per fault, each with its own fix.
+    let mut groups: [(Vec<String>, Vec<&Exchange>); 3] = Default::default();
     for ex in &judged {
-        if let Some(fact) = judge(ex, http) {
+        for (fault, fact) in judge(ex, http) {
+            let (facts, evidence) = &mut groups[fault as usize];
             facts.push(fact);
-            evidence.push(ex);
+            if !evidence.iter().any(|e| std::ptr::eq(*e, ex)) {
+                evidence.push(ex);
+            }
         }
     }
-    if facts.is_empty() {
-        return Ok(Vec::new());
+    let mut findings = Vec::new();
+    for (fault, (facts, evidence)) in [Fault::Relied, Fault::Data, Fault::Status]
+        .into_iter()
+        .zip(groups)
+    {
+        if facts.is_empty() {
+            continue;
+        }
+        let (title, expected, fix) = match fault {
+            Fault::Relied => (
+                "Requests are answered with what needs a client capability the client did not declare",
+                "A request that needs a client capability the request did not declare is refused with -32021 MissingRequiredClientCapability (HTTP 400); no `inputRequests` entry and no task goes to a client that did not declare support for it.",
+                "Read `_meta[\"io.modelcontextprotocol/clientCapabilities\"]` on every request; when elicitation, sampling, roots or the tasks extension is needed but absent, answer -32021 with `data.requiredCapabilities` (e.g. `{\"elicitation\": {}}`), or do the work without it.",
+            ),
+            Fault::Data => (
+                "MissingRequiredClientCapability errors do not name the missing capabilities",
+                "A -32021 error carries `data.requiredCapabilities`, a ClientCapabilities object naming what is missing.",
+                "Add `data.requiredCapabilities` (e.g. `{\"elicitation\": {}}`) to every -32021 error.",
+            ),
+            Fault::Status => (
+                "MissingRequiredClientCapability errors are not sent with HTTP 400",
+                "Over Streamable HTTP a -32021 error is sent with status 400 Bad Request.",
+                "Send HTTP 400 with the -32021 error body.",
+            ),
+        };
+        findings.push(
+            SEAL042
+                .finding(
+                    format!("With no client capability declared: {}.", facts.join("; ")),
+                    expected,
+                    fix,
+                )
+                .titled(title)
+                .evidence(evidence),
+        );
     }
-    Ok(vec![
-        SEAL042
-            .finding(
-                format!("With no client capability declared: {}.", facts.join("; ")),
-                "A request that needs a client capability the request did not declare is refused with -32021 MissingRequiredClientCapability whose `data.requiredCapabilities` names it (HTTP 400); no `inputRequests` entry and no task goes to a client that did not declare support for it.",
-                "Read `_meta[\"io.modelcontextprotocol/clientCapabilities\"]` on every request; when elicitation, sampling, roots or the tasks extension is needed but absent, answer -32021 with `data.requiredCapabilities` (e.g. `{\"elicitation\": {}}`) and HTTP 400, or do the work without it.",
-            )
-            .evidence(evidence),
-    ])
+    Ok(findings)
+}
+
+/// Which fault an answer to a capability-less request shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// An input request or a task the client cannot handle.
+    Relied = 0,
+    /// A -32021 without `data.requiredCapabilities`.
+    Data = 1,
+    /// A -32021 with another HTTP status than 400.
+    Status = 2,
 }
 
 /// `prompts/get` of the first listed prompts (required arguments filled in) and
@@ -142,8 +183,8 @@ async fn listed_targets(ctx: &ProbeContext<'_>) -> Vec<(&'static str, Value)> {
     out
 }
 
-/// What is wrong with one answer to a capability-less request, if anything.
-fn judge(ex: &Exchange, http: bool) -> Option<String> {
+/// What is wrong with one answer to a capability-less request.
+fn judge(ex: &Exchange, http: bool) -> Vec<(Fault, String)> {
     let target = ex
         .request
         .pointer("/params/name")
@@ -152,7 +193,7 @@ fn judge(ex: &Exchange, http: bool) -> Option<String> {
         .map(|t| format!("`{}` of `{}`", ex.method(), cut(t, 80)))
         .unwrap_or_else(|| format!("`{}`", ex.method()));
     if let Some(result) = ex.result() {
-        return match result.get("resultType").and_then(Value::as_str) {
+        let fact = match result.get("resultType").and_then(Value::as_str) {
             Some("input_required") => {
                 let asked: Vec<String> = result
                     .get("inputRequests")
@@ -174,9 +215,10 @@ fn judge(ex: &Exchange, http: bool) -> Option<String> {
             )),
             _ => None,
         };
+        return fact.map(|f| (Fault::Relied, f)).into_iter().collect();
     }
     if ex.error_code() != Some(MISSING_CAPABILITY) {
-        return None;
+        return Vec::new();
     }
     let required = ex
         .error()
@@ -184,13 +226,20 @@ fn judge(ex: &Exchange, http: bool) -> Option<String> {
         .and_then(|d| d.get("requiredCapabilities"));
     let mut faults = Vec::new();
     if !required.is_some_and(Value::is_object) {
-        faults.push(format!(
-            "`error.data.requiredCapabilities` is {}",
-            required.map_or_else(|| "absent".to_owned(), |v| cut(&v.to_string(), 80))
+        faults.push((
+            Fault::Data,
+            format!(
+                "{target} → {}: `error.data.requiredCapabilities` is {}",
+                describe(ex),
+                required.map_or_else(|| "absent".to_owned(), |v| cut(&v.to_string(), 80))
+            ),
         ));
     }
     if http && let Some(status) = ex.http_status.filter(|s| *s != 400) {
-        faults.push(format!("HTTP {status} instead of 400"));
+        faults.push((
+            Fault::Status,
+            format!("{target} → -32021 with HTTP {status} instead of 400"),
+        ));
     }
-    (!faults.is_empty()).then(|| format!("{target} → {}: {}", describe(ex), faults.join(", ")))
+    faults
 }
