@@ -204,6 +204,11 @@ pub struct Knobs {
     #[arg(long)]
     pub old_not_found: bool,
 
+    /// Unknown resource gets an empty `contents` result (`empty`) or -32603 (`internal`)
+    /// instead of -32602 (resource-not-found rule)
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub missing_resource: Option<MissingResourceKnob>,
+
     /// HTTP modern: mint and send `Mcp-Session-Id` on every response (MCP003)
     #[arg(long)]
     pub session_id: bool,
@@ -376,6 +381,15 @@ pub struct Knobs {
     /// `MCP-Protocol-Version` it does not know with 400 (TypeScript SDK v1 stateless HTTP)
     #[arg(long)]
     pub stateless_legacy: bool,
+}
+
+/// How `--missing-resource` answers `resources/read` of an unknown URI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MissingResourceKnob {
+    /// A result with an empty `contents` array (MUST NOT).
+    Empty,
+    /// JSON-RPC -32603 Internal error.
+    Internal,
 }
 
 /// How `--listen-ack` gets the `subscriptions/listen` acknowledgement wrong.

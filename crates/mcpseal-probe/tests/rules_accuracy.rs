@@ -21,8 +21,8 @@ use common::{
 };
 
 const MINE: &[&str] = &[
-    "SEAL012", "SEAL023", "SEAL024", "SEAL030", "SEAL031", "SEAL035", "SEAL039", "SEAL040",
-    "SEAL041", "SEAL042", "SEAL043", "SEAL044",
+    "SEAL011", "SEAL045", "SEAL012", "SEAL023", "SEAL024", "SEAL030", "SEAL031", "SEAL035",
+    "SEAL039", "SEAL040", "SEAL041", "SEAL042", "SEAL043", "SEAL044",
 ];
 
 fn mine(report: &ProbeReport) -> BTreeSet<(String, Severity)> {
@@ -41,8 +41,13 @@ async fn http(args: &[&str]) -> ProbeReport {
 const BOTH: &[Case] = &[
     (&["--mode", "modern"], &[]),
     (&["--mode", "dual"], &[]),
-    // Its release-candidate codes (SEAL012); nothing new.
-    (&["--mode", "legacy"], &[("SEAL012", E)]),
+    // Its retired not-found code and release-candidate codes (SEAL011, SEAL012); nothing new.
+    (&["--mode", "legacy"], &[("SEAL011", E), ("SEAL012", E)]),
+    // A missing resource: -32602, never an empty result or another code (SEAL045); the
+    // retired -32002 is SEAL011's alone.
+    (&["--missing-resource", "empty"], &[("SEAL045", E)]),
+    (&["--missing-resource", "internal"], &[("SEAL045", E)]),
+    (&["--old-not-found"], &[("SEAL011", E)]),
     // The TypeScript SDK v2 stdio bug: the version of the first requests is kept.
     (&["--pin-version"], &[("SEAL041", E)]),
     // Two faults, two findings: missing `_meta` keys served, and an unsupported version served.

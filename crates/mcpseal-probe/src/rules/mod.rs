@@ -48,6 +48,7 @@ mod seal041;
 mod seal042;
 mod seal043;
 mod seal044;
+mod seal045;
 
 /// Every rule, in id order.
 pub static REGISTRY: &[&Rule] = &[
@@ -93,4 +94,5 @@ pub static REGISTRY: &[&Rule] = &[
     &seal042::SEAL042,
     &seal043::SEAL043,
     &seal044::SEAL044,
+    &seal045::SEAL045,
 ];
