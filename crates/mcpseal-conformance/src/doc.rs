@@ -301,5 +301,12 @@ pub fn render_doc(map: &ScenarioMap, records: &[ServerRecord]) -> Result<String,
         }
         s.push('\n');
     }
+    if !map.fixed.is_empty() {
+        let _ = writeln!(s, "## Found by the comparison and fixed in mcpseal\n");
+        for f in &map.fixed {
+            let _ = writeln!(s, "* **{}** {}", f.title, f.text);
+        }
+        s.push('\n');
+    }
     Ok(s)
 }

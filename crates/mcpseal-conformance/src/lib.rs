@@ -29,7 +29,7 @@ pub use compare::{
     worst,
 };
 pub use doc::{doc_path, render_doc};
-pub use map::{Coverage, Explanation, ExplanationKind, Needs, ScenarioEntry, ScenarioMap};
+pub use map::{Coverage, Explanation, ExplanationKind, Fixed, Needs, ScenarioEntry, ScenarioMap};
 pub use record::{
     CheckRecord, Finding, ProbeRecord, ServerRecord, Surface, read_records, records_dir,
 };

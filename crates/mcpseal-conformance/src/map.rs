@@ -25,6 +25,20 @@ pub struct ScenarioMap {
     pub scenarios: BTreeMap<String, ScenarioEntry>,
     /// Explanations of disagreements, by id (records refer to them).
     pub explanations: BTreeMap<String, Explanation>,
+    /// What running the two side by side found wrong in mcpseal (or its fixture) and was fixed,
+    /// so the disagreement is gone: the rule or knob, tested both ways.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<Fixed>,
+}
+
+/// A disagreement that was mcpseal's fault, and its fix.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Fixed {
+    /// One line.
+    pub title: String,
+    /// What was wrong, the spec text, and what changed (rule ids, fixture knobs).
+    pub text: String,
 }
 
 /// One scenario.

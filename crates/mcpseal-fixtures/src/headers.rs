@@ -100,7 +100,7 @@ fn modern(
     let code = if knobs.old_error_codes {
         RC_HEADER_MISMATCH
     } else {
-        HEADER_MISMATCH
+        knobs.header_mismatch_code.unwrap_or(HEADER_MISMATCH)
     };
     let mismatch = |header: &str, value: Option<String>, expected: &Value| {
         let why = if value.is_some() {

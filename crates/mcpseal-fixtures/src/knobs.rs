@@ -200,6 +200,15 @@ pub struct Knobs {
     #[arg(long)]
     pub old_error_codes: bool,
 
+    /// Refuse an unsupported protocol version with CODE instead of -32022 (SEAL012, not the
+    /// release-candidate numbering)
+    #[arg(long, value_name = "CODE", allow_hyphen_values = true)]
+    pub version_error_code: Option<i64>,
+
+    /// HTTP: refuse a routing-header mismatch with CODE instead of -32020 (SEAL012, SEAL030)
+    #[arg(long, value_name = "CODE", allow_hyphen_values = true)]
+    pub header_mismatch_code: Option<i64>,
+
     /// Unknown resource gets the retired -32002 instead of -32602 (MCP011)
     #[arg(long)]
     pub old_not_found: bool,

@@ -204,7 +204,7 @@ impl Handler {
                 let code = if self.knobs.old_error_codes {
                     RC_UNSUPPORTED_VERSION
                 } else {
-                    UNSUPPORTED_VERSION
+                    self.knobs.version_error_code.unwrap_or(UNSUPPORTED_VERSION)
                 };
                 let err = RpcError::new(code, "Unsupported protocol version");
                 if self.knobs.bare_version_error {

@@ -48,6 +48,9 @@ const BOTH: &[Case] = &[
     (&["--missing-resource", "empty"], &[("SEAL045", E)]),
     (&["--missing-resource", "internal"], &[("SEAL045", E)]),
     (&["--old-not-found"], &[("SEAL011", E)]),
+    // Another code than -32022 for an unsupported version (not the RC numbering): SEAL012's
+    // own finding, apart from the release-candidate one.
+    (&["--version-error-code", "-32602"], &[("SEAL012", E)]),
     // The TypeScript SDK v2 stdio bug: the version of the first requests is kept.
     (&["--pin-version"], &[("SEAL041", E)]),
     // Two faults, two findings: missing `_meta` keys served, and an unsupported version served.
@@ -139,6 +142,8 @@ async fn http_only_accuracy_knobs() {
         ),
         (&["--status-200-code", "-32022"], &[("SEAL024", E)]),
         (&["--status-200-code", "-32602"], &[("SEAL023", E)]),
+        // Another code than -32020 for a header mismatch: SEAL030's alone (not SEAL012 too).
+        (&["--header-mismatch-code", "-32600"], &[("SEAL030", E)]),
         (
             &["--status-200-code", "-32021", "--capability-gate", "refuse"],
             &[("SEAL042", E)],
@@ -232,6 +237,56 @@ async fn a_task_for_a_client_without_the_extension_is_found_only_with_call() {
             f.observed
         );
     }
+}
+
+/// One root cause, one finding: each split rule names its fault in the title.
+#[tokio::test]
+async fn split_rules_name_each_fault() {
+    let title = |r: &ProbeReport, id: &str| -> Vec<String> {
+        r.findings
+            .iter()
+            .filter(|f| f.rule_id == id)
+            .map(|f| f.title.clone())
+            .collect()
+    };
+    let r = stdio(&["--version-error-code", "-32602"]).await;
+    assert_eq!(
+        title(&r, "SEAL012"),
+        ["An unsupported protocol version is refused with another code than -32022"]
+    );
+    let r = stdio(&["--mode", "legacy"]).await;
+    assert_eq!(
+        title(&r, "SEAL012"),
+        ["Protocol error codes were not renumbered into the reserved range"]
+    );
+    let r = http(&["--header-mismatch-code", "-32600"]).await;
+    assert_eq!(
+        title(&r, "SEAL030"),
+        ["Routing-header mismatches are refused with another code than -32020"]
+    );
+    let r = http(&["--lenient-headers"]).await;
+    assert_eq!(
+        title(&r, "SEAL030"),
+        ["Requests whose routing headers are missing or disagree with the body are served"]
+    );
+    let r = http(&["--capability-gate", "bare"]).await;
+    assert_eq!(
+        title(&r, "SEAL042"),
+        ["MissingRequiredClientCapability errors do not name the missing capabilities"]
+    );
+    // A -32022 without its data, and an advertised version that is refused: two findings.
+    let r = stdio(&["--bare-version-error", "--advertise-version", "2026-12-01"]).await;
+    let mut got = title(&r, "SEAL024");
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "UnsupportedProtocolVersion errors lack or contradict the supported versions",
+            "UnsupportedProtocolVersion errors lack or misstate data.supported and data.requested",
+        ],
+        "{:#?}",
+        r.findings
+    );
 }
 
 #[tokio::test]

@@ -5,8 +5,8 @@ use serde_json::json;
 use crate::context::ProbeContext;
 use crate::prelude::ClientPath;
 use crate::protocol::{
-    BOGUS_VERSION, HEADER_MISMATCH, RC_HEADER_MISMATCH, RC_MISSING_CAPABILITY,
-    RC_UNSUPPORTED_VERSION, UNSUPPORTED_VERSION,
+    BOGUS_VERSION, RC_HEADER_MISMATCH, RC_MISSING_CAPABILITY, RC_UNSUPPORTED_VERSION,
+    UNSUPPORTED_VERSION,
 };
 use crate::removed::describe;
 use crate::rule::{FindingExt, RuleResult};
@@ -26,8 +26,8 @@ crate::rule! {
     /// codes; and, on a server that speaks 2026 (its `server/discover` works), on any other
     /// error code for the unsupported version than -32022 (mcp-stateless passed e.g. -32602).
     /// A legacy server that ignores `_meta` and answers is not judged here. One finding for the
-    /// release-candidate numbering (every RC code seen has that one cause), and one per other
-    /// wrong code (each has its own handler to fix).
+    /// release-candidate numbering (every RC code seen has that one cause), and one for another
+    /// code than -32022 for the version; another code for a header mismatch is SEAL030's.
     pub static SEAL012 = {
         id: "SEAL012",
         anchor: Some("MCP012"),
@@ -47,7 +47,6 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     // seen, a pre-final build), and each code that is simply another one.
     let mut rc = Vec::new();
     let mut version_code = Vec::new();
-    let mut header_code = Vec::new();
     if p.root_cause.is_none() {
         let version = ctx
             .call_with(
@@ -83,26 +82,17 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                         .header(HEADER_MCP_METHOD, method::TOOLS_CALL),
                 )
                 .await;
-            match mismatch.error_code() {
-                Some(c @ (RC_HEADER_MISMATCH | RC_UNSUPPORTED_VERSION | RC_MISSING_CAPABILITY)) => {
-                    rc.push((
-                        format!(
-                            "a header mismatch got the release-candidate code {c}: {}",
-                            describe(&mismatch)
-                        ),
-                        mismatch,
-                    ));
-                }
-                Some(c) if modern && c != HEADER_MISMATCH => {
-                    header_code.push((
-                        format!(
-                            "a header mismatch got {c} instead of -32020: {}",
-                            describe(&mismatch)
-                        ),
-                        mismatch,
-                    ));
-                }
-                _ => {}
+            // Only the RC numbering is judged here; another code is SEAL030's finding.
+            if let Some(c @ (RC_HEADER_MISMATCH | RC_UNSUPPORTED_VERSION | RC_MISSING_CAPABILITY)) =
+                mismatch.error_code()
+            {
+                rc.push((
+                    format!(
+                        "a header mismatch got the release-candidate code {c}: {}",
+                        describe(&mismatch)
+                    ),
+                    mismatch,
+                ));
             }
         }
     }
@@ -119,12 +109,6 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             Some("An unsupported protocol version is refused with another code than -32022"),
             "A request naming a version the server does not support gets -32022 UnsupportedProtocolVersion (with `data.supported` and `data.requested`), HTTP 400.",
             "Refuse unsupported versions with -32022, not a generic invalid-params or server error: clients fall back between eras on that code.",
-        ),
-        (
-            header_code,
-            Some("A routing-header mismatch is refused with another code than -32020"),
-            "A POST whose `Mcp-Method` disagrees with the body gets -32020 HeaderMismatch, HTTP 400.",
-            "Refuse header mismatches with -32020, not a generic invalid-request error.",
         ),
     ] {
         if group.is_empty() {

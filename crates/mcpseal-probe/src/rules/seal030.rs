@@ -26,8 +26,8 @@ crate::rule! {
     ///
     /// HTTP, servers whose `server/discover` works only (SEAL014 covers servers that reject the
     /// headers outright, so it and this rule never fire together). Probes: `tools/list`
-    /// without `Mcp-Method`, and with `Mcp-Method: tools/call` (the code of that answer is
-    /// SEAL012's; here only acceptance and status are judged); `prompts/get` of a listed
+    /// without `Mcp-Method`, and with `Mcp-Method: tools/call` (a release-candidate code is
+    /// SEAL012's, any other code this rule's); `prompts/get` of a listed
     /// prompt and `resources/read` of a listed resource without `Mcp-Name` and with a wrong
     /// one, each only after the same request with correct headers succeeded (so no other
     /// failure can explain the error — the spec sets no check order). Also `tools/list`
@@ -91,7 +91,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             .call_status_probe(list().header(HEADER_MCP_METHOD, method::TOOLS_CALL))
             .await,
         accepted: &[HEADER_MISMATCH],
-        judge_code: false,
+        judge_code: true,
         dual: false,
     });
     // A dual-era server may read a missing or 2025 header as a 2025 request; it may not
