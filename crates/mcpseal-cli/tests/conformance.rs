@@ -57,12 +57,56 @@ fn suite_paths() -> (PathBuf, PathBuf) {
 enum Running {
     Fixture(HttpFixture),
     Peer(harness::PeerRun),
+    /// `mcpseal serve --http` and the URL it printed.
+    Serve(Serve),
+}
+
+/// `mcpseal serve --config examples/site/site.toml --http 127.0.0.1:0`, killed when dropped.
+struct Serve {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Serve {
+    fn start() -> Serve {
+        use std::io::BufRead;
+        let config = harness::repo_root().join("examples/site/site.toml");
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpseal"))
+            .args(["serve", "--http", "127.0.0.1:0", "--config"])
+            .arg(&config)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn mcpseal serve");
+        // Its first stdout line is the endpoint, printed once it listens (it exits on failure,
+        // which ends the read with an empty line).
+        let mut url = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut url)
+            .expect("the URL line");
+        let url = url.trim().to_owned();
+        if !url.starts_with("http://127.0.0.1:") {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`mcpseal serve --http` printed {url:?}, not its URL");
+        }
+        Serve { child, url }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Running {
     fn url(&self) -> String {
         match self {
             Running::Fixture(f) => f.url.clone(),
+            Running::Serve(s) => s.url.clone(),
             Running::Peer(p) => match &p.target {
                 harness::Target::Http(server) => server.url.clone(),
                 harness::Target::Stdio { .. } => panic!("conformance targets are HTTP peers"),
@@ -81,6 +125,10 @@ fn start(id: &str) -> (&'static str, Running) {
         "fixture-legacy" => (
             "`mcpseal-fixture --http --mode legacy` (stateful 2025-11-25)",
             Running::Fixture(HttpFixture::start(&["--mode", "legacy"])),
+        ),
+        "serve-site" => (
+            "`mcpseal serve --http` of `examples/site/site.toml` (dual-era, on mcpseal-server)",
+            Running::Serve(Serve::start()),
         ),
         peer => {
             let what = match peer {
@@ -172,13 +220,13 @@ fn check_server(id: &str) {
     }
     let Some(committed) = committed else {
         panic!(
-            "no tests/conformance/servers/{id}.json\nhint: run `MCPSEAL_UPDATE_CONFORMANCE=1 cargo nextest run -p mcpseal-cli --test conformance` and explain the disagreements"
+            "no tests/conformance/servers/{id}.json\nhint: run `MCPSEAL_UPDATE_CONFORMANCE=1 cargo nextest run -p mcpseal --test conformance` and explain the disagreements"
         );
     };
     let differences = observed.differences(&committed);
     assert!(
         differences.is_empty(),
-        "`{id}` drifted from tests/conformance/servers/{id}.json (observed: target/conformance-rows/{id}.json):\n- {}\nhint: if the change is right, run `MCPSEAL_UPDATE_CONFORMANCE=1 cargo nextest run -p mcpseal-cli --test conformance`, then explain every new disagreement",
+        "`{id}` drifted from tests/conformance/servers/{id}.json (observed: target/conformance-rows/{id}.json):\n- {}\nhint: if the change is right, run `MCPSEAL_UPDATE_CONFORMANCE=1 cargo nextest run -p mcpseal --test conformance`, then explain every new disagreement",
         differences.join("\n- ")
     );
 }
@@ -204,6 +252,7 @@ servers! {
     py_http => "py-http",
     rmcp_http => "rmcp-http",
     rmcp_http_modern => "rmcp-http-modern",
+    serve_site => "serve-site",
 }
 
 /// Every server has a record, and every record a server.

@@ -4,7 +4,8 @@
 //! needed: the live comparison is `crates/mcpseal-cli/tests/conformance.rs`.
 
 use mcpseal_conformance::{
-    ScenarioMap, compare, doc_path, read_records, render_doc, repo_root, unrun_scenarios,
+    ScenarioMap, ServerRecord, compare, doc_path, read_records, render_doc, repo_root,
+    unrun_scenarios,
 };
 
 #[test]
@@ -73,4 +74,38 @@ fn conformance_doc_is_current() {
         committed == rendered,
         "docs/conformance.md is stale\nhint: run `MCPSEAL_UPDATE_CONFORMANCE_DOC=1 cargo nextest run -p mcpseal-conformance` and commit it"
     );
+}
+
+/// A check the suite's read window cut short is neither a drift nor a new verdict: the
+/// committed outcome stands, and an update keeps it. Any other change of outcome is a drift.
+#[test]
+fn a_check_cut_short_by_the_suites_read_window_keeps_its_verdict() {
+    use mcpseal_conformance::CheckOutcome;
+    let committed = ServerRecord::load("py-http")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .expect("tests/conformance/servers/py-http.json");
+    let key = (
+        "server-stateless",
+        "sep-2575-server-no-log-without-loglevel",
+    );
+    let with = |outcome: CheckOutcome| {
+        let mut r = committed.clone();
+        let check = r
+            .suite
+            .get_mut(key.0)
+            .and_then(Option::as_mut)
+            .and_then(|c| c.get_mut(key.1))
+            .expect("the check is recorded");
+        check.outcome = outcome;
+        r
+    };
+    assert!(
+        with(CheckOutcome::TooSlow)
+            .differences(&committed)
+            .is_empty()
+    );
+    assert_eq!(with(CheckOutcome::Fail).differences(&committed).len(), 1);
+    let updated = with(CheckOutcome::TooSlow).keep_explanations(Some(&committed));
+    assert!(updated.differences(&committed).is_empty());
+    assert_eq!(updated.suite, committed.suite);
 }
