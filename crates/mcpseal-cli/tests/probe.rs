@@ -283,3 +283,124 @@ fn legacy_over_http_exits_like_stdio() {
     assert_eq!(doc["summary"]["errors"], 12);
     assert_eq!(doc["summary"]["warnings"], 4);
 }
+
+/// `mcpseal probe URL ARGS` against a running HTTP fixture: (exit code, stdout, stderr).
+fn probe_url(url: &str, args: &[&str]) -> (i32, String, String) {
+    let out = mcpseal()
+        .arg("probe")
+        .args(["--timeout", "3s"])
+        .args(args)
+        .arg(url)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_authorization_limited_server_exits_2_with_the_challenge_and_passes_with_the_header() {
+    let fx = HttpFixture::start(&[
+        "--require-token",
+        "s3cret",
+        "--open-method",
+        "server/discover",
+    ]);
+    let (code, out, err) = probe_url(&fx.url, &[]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(out.contains("INCOMPLETE"), "{out}");
+    assert!(
+        out.contains("this server needs a credential (WWW-Authenticate: Bearer resource_metadata="),
+        "{out}"
+    );
+    assert!(
+        out.contains("served without a credential (enumerable anonymously): server/discover"),
+        "{out}"
+    );
+    assert!(err.contains("pass --header"), "{err}");
+    let (code, out, err) = probe_url(&fx.url, &["--format", "json"]);
+    assert_eq!(code, 2, "{err}");
+    let report = json(&out);
+    assert_eq!(
+        report["access"]["anonymous"],
+        serde_json::json!(["server/discover"])
+    );
+    assert!(
+        report["access"]["resourceMetadata"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("/.well-known/oauth-protected-resource/mcp"))
+    );
+    assert_eq!(report["findings"], serde_json::json!([]));
+    let (code, out, err) = probe_url(&fx.url, &["-H", "Authorization: Bearer s3cret"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("READY"), "{out}");
+    assert!(!out.contains("s3cret") && !err.contains("s3cret"));
+}
+
+#[test]
+fn an_http_403_gets_the_http_hint_not_the_stdout_one() {
+    let fx = HttpFixture::start(&["--localhost-only"]);
+    let (code, _, err) = probe_url(&fx.url, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("HTTP 403") && err.contains("Invalid Host header"),
+        "{err}"
+    );
+    let hint = err
+        .lines()
+        .find(|l| l.starts_with("hint:"))
+        .unwrap_or_default();
+    assert!(
+        hint.contains("localhost") && !hint.contains("stdout"),
+        "{err}"
+    );
+    // The same hint from snapshot, which says "unreachable" the same way.
+    let out = mcpseal()
+        .args(["snapshot", &fx.url])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("localhost") && !err.contains("speaks MCP on stdout"),
+        "{err}"
+    );
+    // A stdio server that never answers keeps the stdout hint.
+    let (_, _, err) = probe_stdio(&[], &["--no-such-flag"]);
+    assert!(err.contains("stdout"), "{err}");
+}
+
+#[test]
+fn the_start_up_allowance_lets_a_slow_stdio_server_answer() {
+    // First answer after 4 s: within the default 30 s start-up allowance, although later
+    // requests get `--timeout`-free default 10 s.
+    let out = mcpseal()
+        .args(["probe", "--only", "SEAL001", "--format", "json", "--"])
+        .args(stdio_argv(&["--startup-delay", "4000"]))
+        .timeout(Duration::from_secs(90))
+        .output()
+        .expect("runs");
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(report["state"], "measured", "{report}");
+    // An explicit `--timeout` caps the start-up wait too.
+    let out = mcpseal()
+        .args([
+            "probe",
+            "--only",
+            "SEAL001",
+            "--timeout",
+            "2s",
+            "--format",
+            "json",
+            "--",
+        ])
+        .args(stdio_argv(&["--startup-delay", "4000"]))
+        .timeout(Duration::from_secs(90))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(report["state"], "incomplete", "{report}");
+}

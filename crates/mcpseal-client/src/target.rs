@@ -158,6 +158,10 @@ impl Default for Limits {
 pub struct Options {
     /// Per-request timeout. Default 10 s.
     pub timeout: Duration,
+    /// stdio: how long requests may wait before the server's first answer (interpreters under
+    /// load start slowly); never shorter than `timeout`. `None` (the default): `timeout`. The
+    /// CLI sets 30 s, capped by an explicit `--timeout`.
+    pub startup_timeout: Option<Duration>,
     /// User headers sent on every MCP POST and raw GET (never on metadata fetches).
     pub headers: Vec<(String, String)>,
     /// Extra header names whose values are secret (`--secret-header`).
@@ -174,6 +178,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             timeout: Duration::from_secs(10),
+            startup_timeout: None,
             headers: Vec::new(),
             secret_headers: Vec::new(),
             env: Vec::new(),

@@ -35,6 +35,23 @@ pub struct Incoming<'a> {
     pub transport: Transport,
     /// HTTP: the `Mcp-Session-Id` header, if any.
     pub session: Option<&'a str>,
+    /// HTTP: the `MCP-Protocol-Version` header, if any (a dual-era server reads a 2025
+    /// version, or none, on a request without a `_meta` version as a 2025 request).
+    pub version_header: Option<&'a str>,
+}
+
+impl Incoming<'_> {
+    /// A 2025-era request: no `_meta` protocol version, and over HTTP no 2026 version
+    /// header either (a 2025 client sends `MCP-Protocol-Version: 2025-11-25` after
+    /// `initialize`, or nothing).
+    pub fn is_legacy_request(&self) -> bool {
+        let meta_version = self
+            .msg
+            .pointer("/params/_meta")
+            .and_then(|m| m.get(crate::jsonrpc::META_VERSION))
+            .is_some();
+        !meta_version && self.version_header != Some(crate::jsonrpc::MODERN_VERSION)
+    }
 }
 
 /// A legacy HTTP session's life.

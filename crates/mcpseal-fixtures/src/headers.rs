@@ -1,10 +1,12 @@
 //! Streamable HTTP header rules, per mode.
 //!
+//! * dual: a 2025 request (no `_meta` version, no 2026 version header) has no header rules.
 //! * modern/dual: `Mcp-Method` must equal the body method, `MCP-Protocol-Version` must
 //!   equal the `_meta` version, `Mcp-Name` must equal `params.name`/`params.uri` on
 //!   `tools/call`, `prompts/get`, `resources/read` → else 400 + -32020 (-32001 with
 //!   `--old-error-codes`). Values in the `=?base64?…?=` form are decoded first.
-//! * legacy: only a *disagreeing* `Mcp-Method` is refused, with the RC-era -32001 (MCP012).
+//! * legacy: only a *disagreeing* `Mcp-Method` is refused, with the RC-era -32001 (MCP012);
+//!   with `--stateless-legacy` an unknown `MCP-Protocol-Version` is refused with 400 + -32000.
 //! * strict-headers: the mere presence of `Mcp-Method` is refused with 400 + -32600 (MCP014).
 //! * liar, strict-params: no header rules.
 //!
@@ -19,6 +21,9 @@ use crate::jsonrpc::{
     UNSUPPORTED_VERSION,
 };
 use crate::knobs::{Knobs, Mode};
+
+/// The revisions a 2025 server knows (`--stateless-legacy` refuses any other header value).
+const KNOWN_2025: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Header value as a string, decoding the `=?base64?…?=` form.
 pub fn get(headers: &HeaderMap, name: &str) -> Option<String> {
@@ -44,8 +49,14 @@ pub fn origin_ok(origin: &str) -> bool {
     })
 }
 
-/// Check the routing headers of a POST carrying request `msg`. `None` = acceptable.
-pub fn check(knobs: &Knobs, headers: &HeaderMap, msg: &Value) -> Option<RpcError> {
+/// Check the routing headers of a POST carrying request `msg` (`legacy_request`: it carries
+/// no 2026 version, in `_meta` or the header). `None` = acceptable.
+pub fn check(
+    knobs: &Knobs,
+    headers: &HeaderMap,
+    msg: &Value,
+    legacy_request: bool,
+) -> Option<RpcError> {
     let method = msg.get("method").and_then(Value::as_str)?;
     msg.get("id")?; // header rules for notifications are undefined in 2026-07-28
     let mcp_method = get(headers, "mcp-method");
@@ -55,6 +66,16 @@ pub fn check(knobs: &Knobs, headers: &HeaderMap, msg: &Value) -> Option<RpcError
             RpcError::new(INVALID_REQUEST, "unexpected header Mcp-Method")
                 .data(json!({"header": "Mcp-Method"}))
         }),
+        Mode::Legacy
+            if knobs.stateless_legacy
+                && get(headers, "mcp-protocol-version")
+                    .is_some_and(|v| !KNOWN_2025.contains(&v.as_str())) =>
+        {
+            Some(RpcError::new(
+                -32000,
+                "Bad Request: Unsupported protocol version (supported versions: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)",
+            ))
+        }
         Mode::Legacy => mcp_method.filter(|m| m != method).map(|m| {
             RpcError::new(
                 RC_HEADER_MISMATCH,
@@ -62,7 +83,8 @@ pub fn check(knobs: &Knobs, headers: &HeaderMap, msg: &Value) -> Option<RpcError
             )
             .data(json!({"header": "Mcp-Method", "value": m, "expected": method}))
         }),
-        Mode::Dual if method == "initialize" => None,
+        // A 2025 client sends no `Mcp-Method`: a dual-era server serves its requests.
+        Mode::Dual if method == "initialize" || legacy_request => None,
         Mode::Modern | Mode::Dual if knobs.lenient_headers => None,
         Mode::Modern | Mode::Dual => modern(knobs, headers, msg, method, mcp_method),
     }
@@ -78,7 +100,7 @@ fn modern(
     let code = if knobs.old_error_codes {
         RC_HEADER_MISMATCH
     } else {
-        HEADER_MISMATCH
+        knobs.header_mismatch_code.unwrap_or(HEADER_MISMATCH)
     };
     let mismatch = |header: &str, value: Option<String>, expected: &Value| {
         let why = if value.is_some() {
@@ -115,7 +137,8 @@ fn modern(
         .and_then(Value::as_str)
     {
         let header = get(headers, "mcp-protocol-version");
-        if header.as_deref() != Some(version) {
+        let tolerated = header.is_none() && knobs.serve_without_version_header;
+        if header.as_deref() != Some(version) && !tolerated {
             return Some(mismatch("MCP-Protocol-Version", header, &json!(version)));
         }
     }

@@ -3,7 +3,8 @@
 //! Prints exactly one line, `http://127.0.0.1:PORT/mcp`, then serves until killed or until
 //! stdin reaches EOF (so a test that drops the child's stdin stops it; `--ignore-stdin`
 //! turns that off). The status codes are the point of this module:
-//! 202 accepted notification, 400 envelope/header errors, 403 foreign `Origin`, 404 unknown
+//! 202 accepted notification, 400 envelope/header errors, 401 without the token
+//! (`--require-token`), 403 foreign `Origin` (or `Host`, with `--localhost-only`), 404 unknown
 //! method (modern) or ended session (legacy), 405 `GET`/`DELETE` on a modern server.
 
 use std::io::Write;
@@ -28,10 +29,14 @@ use crate::stdio::{flood_chunks, half_of, log};
 
 type Shared = Arc<Handler>;
 
+/// The port being served (set once in [`serve`]; one server per process).
+static PORT: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+
 /// Bind, print the URL, serve.
 pub async fn serve(handler: Arc<Handler>, ignore_stdin: bool) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", handler.knobs.port)).await?;
     let port = listener.local_addr()?.port();
+    let _ = PORT.set(port);
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "http://127.0.0.1:{port}/mcp")?;
@@ -48,7 +53,13 @@ pub async fn serve(handler: Arc<Handler>, ignore_stdin: bool) -> anyhow::Result<
             std::process::exit(0);
         });
     }
-    let oauth = handler.knobs.oauth;
+    // An authorization-limited server publishes the metadata its challenge points at.
+    let oauth = handler.knobs.oauth.or(handler
+        .knobs
+        .auth
+        .require_token
+        .as_ref()
+        .map(|_| crate::knobs::OauthKnob::Modern));
     let mut app = Router::new().route("/mcp", any(endpoint));
     if let Some(how) = oauth {
         app = oauth_routes(app, port, how);
@@ -65,6 +76,29 @@ async fn endpoint(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let port = PORT.get().copied().unwrap_or(0);
+    if h.knobs.localhost_only && !host_is_localhost(&headers, port) {
+        let host = headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let mut r = Response::new(Body::from(format!("Invalid Host header: {host}")));
+        *r.status_mut() = StatusCode::FORBIDDEN;
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        return r;
+    }
+    let rpc_method = (method == Method::POST)
+        .then(|| serde_json::from_slice::<Value>(&body).ok())
+        .flatten()
+        .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_owned));
+    if let Some(refused) =
+        crate::auth::refusal(&h.knobs.auth, port, &headers, rpc_method.as_deref())
+    {
+        return refused;
+    }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let ok = origin.to_str().is_ok_and(headers::origin_ok);
         if !ok && !h.knobs.no_origin_check {
@@ -84,6 +118,14 @@ async fn endpoint(
         Method::DELETE => delete(&h, &headers),
         _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
     }
+}
+
+/// `--localhost-only`: is `Host` `localhost` or `localhost:PORT`?
+fn host_is_localhost(headers: &HeaderMap, port: u16) -> bool {
+    headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|h| h == "localhost" || h == format!("localhost:{port}"))
 }
 
 fn session_header(headers: &HeaderMap) -> Option<String> {
@@ -160,12 +202,14 @@ async fn post(h: Shared, headers: HeaderMap, body: Bytes) -> Response {
         return r;
     }
     let session = session_header(&headers);
+    let version_header = headers::get(&headers, "mcp-protocol-version");
     let inc = Incoming {
         msg: &msg,
         transport: Transport::Http,
         session: session.as_deref(),
+        version_header: version_header.as_deref(),
     };
-    let outcome = match headers::check(&h.knobs, &headers, &msg) {
+    let outcome = match headers::check(&h.knobs, &headers, &msg, inc.is_legacy_request()) {
         Some(err) => h.reply_err(&msg, err, inc),
         None => h.handle(inc),
     };
@@ -259,9 +303,16 @@ fn add_session(r: &mut Response, session: Option<String>) {
     }
 }
 
-/// A JSON body with `status` (or 200 for errors under `--errors-200`).
+/// A JSON body with `status` (or 200 for errors under `--errors-200`, and for the codes of
+/// `--status-200-code`).
 fn json_response(h: &Handler, body: Value, status: u16, session: Option<String>) -> Response {
-    let status = if h.knobs.errors_200 { 200 } else { status };
+    let code = body.pointer("/error/code").and_then(Value::as_i64);
+    let status = if h.knobs.errors_200 || code.is_some_and(|c| h.knobs.status_200_code.contains(&c))
+    {
+        200
+    } else {
+        status
+    };
     let mut r = raw_json(Body::from(body.to_string()));
     *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     add_session(&mut r, session);
@@ -288,7 +339,7 @@ fn oauth_routes(app: Router<Shared>, port: u16, how: crate::knobs::OauthKnob) ->
         meta["client_id_metadata_document_supported"] = Value::Bool(true);
     }
     app.route(
-        "/.well-known/oauth-protected-resource/mcp",
+        crate::auth::RESOURCE_METADATA_PATH,
         axum::routing::get(move || async move { axum::Json(prm) }),
     )
     .route(

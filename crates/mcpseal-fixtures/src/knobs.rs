@@ -200,9 +200,23 @@ pub struct Knobs {
     #[arg(long)]
     pub old_error_codes: bool,
 
+    /// Refuse an unsupported protocol version with CODE instead of -32022 (SEAL012, not the
+    /// release-candidate numbering)
+    #[arg(long, value_name = "CODE", allow_hyphen_values = true)]
+    pub version_error_code: Option<i64>,
+
+    /// HTTP: refuse a routing-header mismatch with CODE instead of -32020 (SEAL012, SEAL030)
+    #[arg(long, value_name = "CODE", allow_hyphen_values = true)]
+    pub header_mismatch_code: Option<i64>,
+
     /// Unknown resource gets the retired -32002 instead of -32602 (MCP011)
     #[arg(long)]
     pub old_not_found: bool,
+
+    /// Unknown resource gets an empty `contents` result (`empty`) or -32603 (`internal`)
+    /// instead of -32602 (resource-not-found rule)
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub missing_resource: Option<MissingResourceKnob>,
 
     /// HTTP modern: mint and send `Mcp-Session-Id` on every response (MCP003)
     #[arg(long)]
@@ -253,9 +267,14 @@ pub struct Knobs {
     #[arg(long)]
     pub error_id_null: bool,
 
-    /// HTTP: send every JSON-RPC error with status 200 (status-mapping rules)
+    /// HTTP: send every JSON-RPC error with status 200 (status-mapping root cause, SEAL044)
     #[arg(long)]
     pub errors_200: bool,
+
+    /// HTTP: send JSON-RPC errors with code CODE (e.g. -32022) with status 200 (repeatable;
+    /// one status fault at a time)
+    #[arg(long, value_name = "CODE", allow_hyphen_values = true)]
+    pub status_200_code: Vec<i64>,
 
     /// HTTP: accept any `Origin` header (DNS-rebinding rule)
     #[arg(long)]
@@ -333,6 +352,53 @@ pub struct Knobs {
     /// HTTP: append `GET PATH authorization=yes|no` per card request to FILE (credential test)
     #[arg(long, value_name = "FILE", requires = "http")]
     pub card_log: Option<PathBuf>,
+
+    /// Bearer authorization (`--require-token`, `--open-method`, `--insufficient-scope`), in
+    /// their own module.
+    #[command(flatten)]
+    pub auth: crate::auth::AuthKnobs,
+
+    /// stdio: also print a JSON line that is not a JSON-RPC message before every response
+    /// (stdout-noise rule: JSON that is not MCP counts too)
+    #[arg(long)]
+    pub noise_json: bool,
+
+    /// HTTP: serve a request whose `_meta` names 2026-07-28 but that lacks the
+    /// `MCP-Protocol-Version` header as a 2026 request (found on a dual-era server; SEAL030)
+    #[arg(long, requires = "http")]
+    pub serve_without_version_header: bool,
+
+    /// HTTP: refuse every request whose `Host` is not `localhost[:PORT]` with 403 and a plain
+    /// text body (DNS-rebinding protection that rejects `127.0.0.1`; the unreachable hint)
+    #[arg(long, requires = "http")]
+    pub localhost_only: bool,
+
+    /// Add items that need a client capability (`approve`, `fixture://approval`, `long_job`)
+    /// and answer requests lacking it as HOW says (-32021 rule)
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub capability_gate: Option<crate::gate::GateKnob>,
+
+    /// Answer `tools/call` of an unknown tool with an `isError: true` result instead of -32602
+    #[arg(long)]
+    pub unknown_tool_is_error: bool,
+
+    /// Wait MS milliseconds before reading the first message (a slow-starting server)
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub startup_delay: u64,
+
+    /// Legacy: serve requests without the `initialize` handshake, and over HTTP refuse an
+    /// `MCP-Protocol-Version` it does not know with 400 (TypeScript SDK v1 stateless HTTP)
+    #[arg(long)]
+    pub stateless_legacy: bool,
+}
+
+/// How `--missing-resource` answers `resources/read` of an unknown URI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MissingResourceKnob {
+    /// A result with an empty `contents` array (MUST NOT).
+    Empty,
+    /// JSON-RPC -32603 Internal error.
+    Internal,
 }
 
 /// How `--listen-ack` gets the `subscriptions/listen` acknowledgement wrong.

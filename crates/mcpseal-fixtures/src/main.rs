@@ -11,7 +11,9 @@
 //! ```
 
 mod ask;
+mod auth;
 mod cards;
+mod gate;
 mod handler;
 mod headers;
 mod http;
@@ -49,6 +51,9 @@ fn main() -> ExitCode {
             if !knobs.tool_defs.is_empty() || knobs.call_tools {
                 s.add_knob_tools(&knobs.tool_defs, knobs.call_tools);
             }
+            if knobs.capability_gate.is_some() {
+                s.add_gated_items();
+            }
             s
         }
         Err(e) => {
@@ -57,6 +62,10 @@ fn main() -> ExitCode {
         }
     };
     let ignore_stdin = knobs.ignore_stdin;
+    if knobs.startup_delay > 0 {
+        // Before anything is read or bound: the client's first request waits the whole time.
+        std::thread::sleep(std::time::Duration::from_millis(knobs.startup_delay));
+    }
     let handler = Arc::new(handler::Handler::new(knobs, surface));
     let result = if handler.knobs.http {
         tokio::runtime::Builder::new_current_thread()

@@ -12,7 +12,7 @@ use crate::jsonrpc::{
     self, INVALID_PARAMS, LEGACY_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_VERSION,
     RESOURCE_NOT_FOUND_2025, RpcError,
 };
-use crate::knobs::{ListKind, ListenAckKnob, Mode, TasksKnob};
+use crate::knobs::{ListKind, ListenAckKnob, MissingResourceKnob, Mode, TasksKnob};
 use crate::modes::{Answer, method_not_found};
 use crate::paging;
 
@@ -37,6 +37,18 @@ impl Handler {
         params: &Value,
         id: &Value,
     ) -> Result<Answer, RpcError> {
+        if let Some(knob) = self.knobs.capability_gate
+            && let Some(answer) = crate::gate::answer(knob, method, params)
+        {
+            let body = answer?;
+            // Interim (`input_required`) and task results carry no cache hints.
+            let done = body.get("resultType").is_none();
+            let cacheable = done && method == "resources/read";
+            return Ok(Answer::Result(
+                self.finish(era, method, body, cacheable),
+                None,
+            ));
+        }
         if let Some(kind) = ListKind::from_method(method) {
             let body = self.list(kind, params)?;
             return Ok(Answer::Result(self.finish(era, method, body, true), None));
@@ -124,7 +136,11 @@ impl Handler {
         if matches!(k.tasks, Some(TasksKnob::Core | TasksKnob::Both)) {
             caps.insert("tasks".into(), core_tasks());
         }
-        if matches!(k.tasks, Some(TasksKnob::Ext | TasksKnob::Both)) {
+        let gate_tasks = matches!(
+            k.capability_gate,
+            Some(crate::gate::GateKnob::Refuse | crate::gate::GateKnob::Task)
+        );
+        if matches!(k.tasks, Some(TasksKnob::Ext | TasksKnob::Both)) || gate_tasks {
             caps.insert(
                 "extensions".into(),
                 json!({"io.modelcontextprotocol/tasks": {}}),
@@ -239,6 +255,12 @@ impl Handler {
             .ok_or_else(|| app_err(INVALID_PARAMS, "Missing uri", json!({"missing": ["uri"]})))?;
         match self.surface.read(uri) {
             Some(c) => Ok(json!({"contents": [c]})),
+            None if self.knobs.missing_resource == Some(MissingResourceKnob::Empty) => {
+                Ok(json!({"contents": []}))
+            }
+            None if self.knobs.missing_resource == Some(MissingResourceKnob::Internal) => {
+                Err(app_err(-32603, "Internal error", json!({"uri": uri})))
+            }
             None => {
                 let code = if era == Era::Legacy || self.knobs.old_not_found {
                     RESOURCE_NOT_FOUND_2025
@@ -258,6 +280,12 @@ impl Handler {
                 json!({"missing": ["name"]}),
             )
         })?;
+        if self.surface.tool(name).is_none() && self.knobs.unknown_tool_is_error {
+            return Ok(
+                json!({"content": [{"type": "text", "text": format!("Unknown tool: {name}")}],
+                             "isError": true}),
+            );
+        }
         if self.surface.tool(name).is_none() {
             return Err(app_err(
                 INVALID_PARAMS,
@@ -269,49 +297,55 @@ impl Handler {
             .get("arguments")
             .cloned()
             .unwrap_or_else(|| json!({}));
-        let bad = |what: &str| {
-            app_err(
-                INVALID_PARAMS,
-                format!("Invalid arguments: {what}"),
-                json!({"name": name}),
-            )
-        };
+        // Arguments that do not fit the tool's schema are a tool execution error (an `isError`
+        // result the model can act on), not a protocol error: tools.mdx "Error Handling".
+        let bad = |what: &str| what.to_owned();
         let text = |t: String| json!({"content": [{"type": "text", "text": t}]});
         let structured = |v: Value| json!({"content": [{"type": "text", "text": v.to_string()}], "structuredContent": v});
-        Ok(match name {
-            "echo" => text(
-                str_param(&args, "message")
-                    .ok_or_else(|| bad("`message` must be a string"))?
-                    .to_owned(),
-            ),
-            "add" => {
-                let num = |k: &str| {
-                    args.get(k)
-                        .and_then(Value::as_f64)
-                        .ok_or_else(|| bad("`a` and `b` must be numbers"))
-                };
-                let (a, b) = (num("a")?, num("b")?);
-                // Integers stay integers (`3`, not `3.0`) so fingerprints match other languages.
-                match (args["a"].as_i64(), args["b"].as_i64()) {
-                    (Some(x), Some(y)) if x.checked_add(y).is_some() => {
-                        structured(json!({"sum": x + y}))
+        let run = || -> Result<Value, String> {
+            Ok(match name {
+                "echo" => text(
+                    str_param(&args, "message")
+                        .ok_or_else(|| bad("`message` must be a string"))?
+                        .to_owned(),
+                ),
+                "add" => {
+                    let num = |k: &str| {
+                        args.get(k)
+                            .and_then(Value::as_f64)
+                            .ok_or_else(|| bad("`a` and `b` must be numbers"))
+                    };
+                    let (a, b) = (num("a")?, num("b")?);
+                    // Integers stay integers (`3`, not `3.0`) so fingerprints match other languages.
+                    match (args["a"].as_i64(), args["b"].as_i64()) {
+                        (Some(x), Some(y)) if x.checked_add(y).is_some() => {
+                            structured(json!({"sum": x + y}))
+                        }
+                        _ => structured(json!({"sum": a + b})),
                     }
-                    _ => structured(json!({"sum": a + b})),
                 }
-            }
-            "clock" => text("2026-07-28T00:00:00Z".to_owned()),
-            "bad_output" => structured(json!({"sum": "three"})),
-            "bad_error" => json!({"isError": true}),
-            "ask" => json!({"resultType": "input_required",
+                "clock" => text("2026-07-28T00:00:00Z".to_owned()),
+                "bad_output" => structured(json!({"sum": "three"})),
+                "bad_error" => json!({"isError": true}),
+                // Input requests only for a client that declared elicitation (MRTR: MUST NOT
+                // otherwise); for one that did not, the state alone.
+                "ask" if crate::gate::declared(params, "elicitation") => json!({
+                "resultType": "input_required",
                 "inputRequests": {"confirm": {"method": "elicitation/create",
                     "params": {"mode": "form", "message": "Proceed?",
                                "requestedSchema": {"type": "object", "properties": {}}}}},
                 "requestState": "opaque-state"}),
-            "ask_badly" => json!({"resultType": "input_required",
+                "ask" => json!({"resultType": "input_required", "requestState": "opaque-state"}),
+                "ask_badly" => json!({"resultType": "input_required",
                 "inputRequests": {"x": {"method": "tools/call"}}}),
-            n if n.starts_with("tool_") => structured(json!({"tool": n, "ok": true})),
-            n => text(format!("called {n}")),
-        })
+                n if n.starts_with("tool_") => structured(json!({"tool": n, "ok": true})),
+                n => text(format!("called {n}")),
+            })
+        };
+        Ok(run().unwrap_or_else(|what| {
+            json!({"content": [{"type": "text", "text": format!("Invalid arguments: {what}")}],
+                   "isError": true})
+        }))
     }
 
     fn get_prompt(&self, params: &Value) -> Result<Value, RpcError> {

@@ -6,7 +6,9 @@
 //! * `legacy`: a 2025-11-25 server; fires the "still stateful" family (MCP001/002/004–012,
 //!   015–018, 021). Its HTTP handshake is keyed **per session id**, so a probe that never
 //!   echoes `Mcp-Session-Id` is caught under-reporting (the mcp-stateless pitfall, §12).
-//! * `dual`: modern plus a working `initialize` (MCP002 dual-era advisory).
+//! * `dual`: modern plus a working `initialize` (MCP002 dual-era advisory); 2025 requests
+//!   (no `_meta` version) are served with 2025 shapes, over HTTP statelessly and over stdio
+//!   after `initialize`, so a 2025 client can use it past the handshake.
 //! * `liar`: results for everything, so a sanity check must refuse to trust it.
 //! * `strict-params`: rejects the 2026 `_meta` envelope (MCP013).
 //! * `strict-headers`: rejects the 2026 routing headers (MCP014; checked in `http`).
@@ -88,6 +90,13 @@ impl Handler {
                 }
                 self.call(Era::Legacy, method, params, id)
             }
+            Mode::Dual if inc.is_legacy_request() && self.legacy_path_open(inc) => {
+                if !LEGACY_METHODS.contains(&method) {
+                    return Err(method_not_found(method).status(200));
+                }
+                self.call(Era::Legacy, method, params, id)
+                    .map_err(|e| e.status(200))
+            }
             Mode::Dual => self.modern(method, params, id),
             Mode::Legacy => self.legacy(method, params, id, inc),
             Mode::Liar => Ok(self.liar(method, params, id)),
@@ -106,6 +115,17 @@ impl Handler {
                 };
                 self.call(era, method, params, id)
             }
+        }
+    }
+
+    /// Dual: is the 2025 path open to this request? Over HTTP always (2025 requests are
+    /// served statelessly, like the TypeScript SDK v2's `legacy: 'stateless'`); over stdio
+    /// once `initialize` was answered on the process (before it, a request without `_meta`
+    /// gets the modern refusal).
+    fn legacy_path_open(&self, inc: Incoming<'_>) -> bool {
+        match inc.transport {
+            Transport::Http => true,
+            Transport::Stdio => self.state().stdio_initialized,
         }
     }
 
@@ -184,7 +204,7 @@ impl Handler {
                 let code = if self.knobs.old_error_codes {
                     RC_UNSUPPORTED_VERSION
                 } else {
-                    UNSUPPORTED_VERSION
+                    self.knobs.version_error_code.unwrap_or(UNSUPPORTED_VERSION)
                 };
                 let err = RpcError::new(code, "Unsupported protocol version");
                 if self.knobs.bare_version_error {
@@ -219,6 +239,8 @@ impl Handler {
                     self.state().stdio_initialized = true;
                     None
                 }
+                // A stateless 2025 server mints no session.
+                Transport::Http if self.knobs.stateless_legacy => None,
                 Transport::Http => Some(self.new_session()),
             };
             return match self.call(Era::Legacy, method, params, id)? {
@@ -228,6 +250,8 @@ impl Handler {
         }
         let not_init = || RpcError::new(INVALID_REQUEST, "not initialized");
         match inc.transport {
+            // A stateless 2025 server: no handshake needed, no session kept.
+            _ if self.knobs.stateless_legacy => {}
             Transport::Stdio if !self.state().stdio_initialized => {
                 return Err(not_init().status(200));
             }

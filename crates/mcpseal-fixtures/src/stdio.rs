@@ -2,7 +2,7 @@
 //!
 //! Deliberately synchronous (plain `std::io`): one message at a time in arrival order, so
 //! `--delay` and `--hang-on` are exact and easy to reason about. stdout carries only
-//! JSON-RPC unless `--noise`; the process exits 0 at stdin EOF (spec: servers SHOULD).
+//! JSON-RPC unless `--noise`/`--noise-json`; the process exits 0 at stdin EOF (spec: servers SHOULD).
 
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
@@ -62,6 +62,7 @@ pub fn serve(handler: Arc<Handler>) -> io::Result<()> {
                 msg: &msg,
                 transport: Transport::Stdio,
                 session: None,
+                version_header: None,
             }),
             Err(e) => Outcome::Reply {
                 body: jsonrpc::error(
@@ -86,6 +87,9 @@ fn emit(handler: &Handler, outcome: Outcome) -> io::Result<Option<std::thread::J
     let noise = |out: &mut io::StdoutLock<'_>| -> io::Result<()> {
         if handler.knobs.noise {
             out.write_all(b"server starting...\n")?;
+        }
+        if handler.knobs.noise_json {
+            out.write_all(b"{\"level\":\"info\",\"msg\":\"handling a request\"}\n")?;
         }
         Ok(())
     };

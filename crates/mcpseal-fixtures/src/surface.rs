@@ -182,6 +182,20 @@ impl Surface {
         self.sort();
     }
 
+    /// `--capability-gate`: append the items that need a client capability (then re-sort).
+    pub fn add_gated_items(&mut self) {
+        self.tools
+            .get_or_insert_with(Vec::new)
+            .extend(crate::gate::tools());
+        self.prompts
+            .get_or_insert_with(Vec::new)
+            .extend(crate::gate::prompts());
+        self.resources
+            .get_or_insert_with(Vec::new)
+            .extend(crate::gate::resources());
+        self.sort();
+    }
+
     /// `{name, version}` of this server.
     pub fn server_info(&self) -> Value {
         json!({"name": self.name, "version": self.version})

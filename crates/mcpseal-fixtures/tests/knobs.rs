@@ -291,6 +291,16 @@ async fn help_lists_every_knob() {
             "--error-id-null",
             "--errors-200",
             "--no-origin-check",
+            "--noise-json",
+            "--require-token",
+            "--open-method",
+            "--insufficient-scope",
+            "--capability-gate",
+            "--unknown-tool-is-error",
+            "--startup-delay",
+            "--stateless-legacy",
+            "--localhost-only",
+            "--serve-without-version-header",
         ] {
             assert!(
                 help.contains(&format!("{flag} ")) || help.contains(&format!("{flag}\n")),
@@ -307,6 +317,248 @@ async fn help_lists_every_knob() {
         ] {
             assert!(help.contains(&format!("- {mode}:")), "mode {mode} missing");
         }
+    })
+    .await;
+}
+
+/// `--mode dual` serves a 2025 client past `initialize`: over HTTP without `Mcp-Method` (a 2025
+/// client never sends it), over stdio after the handshake; 2026 requests keep their rules.
+#[tokio::test]
+async fn dual_serves_2025_requests_after_initialize() {
+    within(async {
+        let f = HttpFixture::spawn(&["--mode", "dual"]).await;
+        let json = [
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        let init = f.post_raw(&common::initialize(1), &json).await;
+        assert_eq!(init.json()["result"]["protocolVersion"], "2025-11-25");
+        let v2025 = [json[0], json[1], ("MCP-Protocol-Version", "2025-11-25")];
+        let listed = f.post_raw(&bare(2, "tools/list", json!({})), &v2025).await;
+        assert_eq!(listed.status, 200, "{}", listed.body);
+        assert_eq!(names(&listed.json(), "tools").len(), 3);
+        assert!(
+            listed.json()["result"].get("resultType").is_none(),
+            "2025 shape"
+        );
+        // A 2026 request still needs its headers.
+        let e = f
+            .post_raw(
+                &modern(3, "tools/list", json!({})),
+                &[json[0], json[1], ("Mcp-Method", "tools/list")],
+            )
+            .await;
+        assert_eq!((e.status, code(&e.json())), (400, -32020));
+
+        let mut s = StdioFixture::spawn(&["--mode", "dual"]);
+        assert_eq!(
+            code(&s.call(&bare(1, "tools/list", json!({}))).await),
+            -32602,
+            "before initialize"
+        );
+        s.call(&common::initialize(2)).await;
+        let listed = s.call(&bare(3, "tools/list", json!({}))).await;
+        assert_eq!(names(&listed, "tools").len(), 3);
+        assert!(listed["result"].get("resultType").is_none());
+        let modern_list = s.call(&modern(4, "tools/list", json!({}))).await;
+        assert_eq!(modern_list["result"]["resultType"], "complete");
+    })
+    .await;
+}
+
+/// `--require-token`: 401 + challenge + OAuth body without the token, except open methods;
+/// `--insufficient-scope` refuses with 403 even with it; the metadata the challenge names is
+/// served.
+#[tokio::test]
+async fn bearer_authorization_with_open_methods() {
+    within(async {
+        let f = HttpFixture::spawn(&[
+            "--require-token",
+            "t0ken",
+            "--open-method",
+            "server/discover",
+            "--insufficient-scope",
+            "prompts/list",
+        ])
+        .await;
+        let refused = f.post(&modern(1, "tools/list", json!({})), &[]).await;
+        assert_eq!(refused.status, 401);
+        let challenge = refused
+            .header("www-authenticate")
+            .expect("challenge")
+            .to_owned();
+        assert!(
+            challenge.starts_with("Bearer resource_metadata=\""),
+            "{challenge}"
+        );
+        assert_eq!(
+            refused.json()["error"],
+            "invalid_token",
+            "an OAuth body, not JSON-RPC"
+        );
+        assert!(refused.json().get("jsonrpc").is_none());
+        let open = f.post(&modern(2, "server/discover", json!({})), &[]).await;
+        assert_eq!(open.status, 200);
+        let token = [("Authorization", "Bearer t0ken")];
+        assert_eq!(
+            f.post(&modern(3, "tools/list", json!({})), &token)
+                .await
+                .status,
+            200
+        );
+        let wrong = [("Authorization", "Bearer nope")];
+        assert_eq!(
+            f.post(&modern(4, "tools/list", json!({})), &wrong)
+                .await
+                .status,
+            401
+        );
+        let scoped = f.post(&modern(5, "prompts/list", json!({})), &token).await;
+        assert_eq!(scoped.status, 403);
+        assert!(
+            scoped
+                .header("www-authenticate")
+                .is_some_and(|c| c.contains("insufficient_scope"))
+        );
+        assert_eq!(f.request("GET", &[], "").await.status, 401);
+        assert!(
+            challenge.ends_with("/.well-known/oauth-protected-resource/mcp\""),
+            "the RFC 9728 path form: {challenge}"
+        );
+    })
+    .await;
+}
+
+/// The smaller knobs of the accuracy rules.
+#[tokio::test]
+async fn accuracy_knobs() {
+    within(async {
+        let mut s = StdioFixture::spawn(&["--noise-json", "--unknown-tool-is-error"]);
+        s.send(&modern(
+            1,
+            "tools/call",
+            json!({"name": "nope", "arguments": {}}),
+        ))
+        .await;
+        let noise: Value = serde_json::from_str(&s.line().await).expect("a JSON line");
+        assert!(
+            noise.get("jsonrpc").is_none(),
+            "JSON, but no JSON-RPC message: {noise}"
+        );
+        let r: Value = serde_json::from_str(&s.line().await).expect("the answer");
+        assert_eq!(r["result"]["isError"], true);
+
+        let mut g = StdioFixture::spawn(&["--capability-gate", "refuse"]);
+        let e = g
+            .call(&modern(1, "prompts/get", json!({"name": "approve"})))
+            .await;
+        assert_eq!(code(&e), -32021);
+        assert_eq!(
+            e["error"]["data"]["requiredCapabilities"],
+            json!({"elicitation": {}})
+        );
+        let mut caps = modern(2, "prompts/get", json!({"name": "approve"}));
+        caps["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+            json!({"elicitation": {}});
+        assert_eq!(
+            g.call(&caps).await["result"]["resultType"],
+            "input_required"
+        );
+        let e = g
+            .call(&modern(
+                3,
+                "tools/call",
+                json!({"name": "long_job", "arguments": {}}),
+            ))
+            .await;
+        assert_eq!(
+            e["error"]["data"]["requiredCapabilities"]["extensions"],
+            json!({"io.modelcontextprotocol/tasks": {}})
+        );
+        let mut a = StdioFixture::spawn(&["--capability-gate", "ask"]);
+        let r = a
+            .call(&modern(
+                1,
+                "resources/read",
+                json!({"uri": "fixture://approval"}),
+            ))
+            .await;
+        assert_eq!(
+            r["result"]["inputRequests"]["confirm"]["method"],
+            "elicitation/create"
+        );
+        assert!(
+            r["result"].get("ttlMs").is_none(),
+            "interim results carry no cache hints"
+        );
+        let mut t = StdioFixture::spawn(&["--capability-gate", "task"]);
+        let r = t
+            .call(&modern(
+                1,
+                "tools/call",
+                json!({"name": "long_job", "arguments": {}}),
+            ))
+            .await;
+        assert_eq!(r["result"]["resultType"], "task");
+
+        let h = HttpFixture::spawn(&["--localhost-only"]).await;
+        let r = h.post(&modern(1, "server/discover", json!({})), &[]).await;
+        assert_eq!(r.status, 403);
+        assert!(r.body.starts_with("Invalid Host header"), "{}", r.body);
+        let h = HttpFixture::spawn(&["--capability-gate", "status-200"]).await;
+        let r = h
+            .post(
+                &modern(1, "prompts/get", json!({"name": "approve"})),
+                &[("Mcp-Name", "approve")],
+            )
+            .await;
+        assert_eq!((r.status, code(&r.json())), (200, -32021));
+        let h = HttpFixture::spawn(&["--mode", "dual", "--serve-without-version-header"]).await;
+        let r = h
+            .post_raw(
+                &modern(1, "tools/list", json!({})),
+                &[
+                    ("Content-Type", "application/json"),
+                    ("Accept", "application/json, text/event-stream"),
+                    ("Mcp-Method", "tools/list"),
+                ],
+            )
+            .await;
+        assert_eq!(
+            r.json()["result"]["resultType"],
+            "complete",
+            "2026-shaped without the header"
+        );
+        let h = HttpFixture::spawn(&["--mode", "legacy", "--stateless-legacy"]).await;
+        let json = [
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        let r = h.post_raw(&bare(1, "tools/list", json!({})), &json).await;
+        assert_eq!(
+            names(&r.json(), "tools").len(),
+            3,
+            "served without a handshake"
+        );
+        let r = h.post(&modern(2, "tools/list", json!({})), &[]).await;
+        assert_eq!(
+            (r.status, code(&r.json())),
+            (400, -32000),
+            "a 2026 version header is refused"
+        );
+        let init = h.post_raw(&common::initialize(3), &json).await;
+        assert!(
+            init.header("mcp-session-id").is_none(),
+            "stateless: no session"
+        );
+
+        let started = Instant::now();
+        let mut slow = StdioFixture::spawn(&["--startup-delay", "600"]);
+        slow.call(&modern(1, "server/discover", json!({}))).await;
+        assert!(
+            started.elapsed() >= Duration::from_millis(600),
+            "the first answer waits"
+        );
     })
     .await;
 }

@@ -29,6 +29,8 @@ pub(crate) struct Recorder<'c> {
     transcript: Mutex<Vec<Exchange>>,
     raw: Mutex<Vec<RawResponse>>,
     status_probes: Mutex<Vec<Value>>,
+    /// Requests whose expected answer is a 403 (a foreign `Origin`): not refusals.
+    forbidden_ok: Mutex<Vec<Value>>,
 }
 
 impl<'c> Recorder<'c> {
@@ -38,13 +40,45 @@ impl<'c> Recorder<'c> {
             transcript: Mutex::new(Vec::new()),
             raw: Mutex::new(Vec::new()),
             status_probes: Mutex::new(Vec::new()),
+            forbidden_ok: Mutex::new(Vec::new()),
         }
     }
 
+    /// Sends `request`; an authorization refusal (401, or 403 unless the request expects one)
+    /// comes back as an unanswered exchange ([`crate::access`]), never as an answer.
     pub(crate) async fn send(&self, request: Request) -> Exchange {
-        let exchange = self.conn.send(request).await;
+        let mut exchange = self.conn.send(request).await;
+        let forbidden_ok = exchange
+            .request
+            .get("id")
+            .is_some_and(|id| lock(&self.forbidden_ok).contains(id));
+        if crate::access::is_refusal(exchange.http_status, forbidden_ok) {
+            crate::access::neutralise(&mut exchange);
+        }
         lock(&self.transcript).push(exchange.clone());
         exchange
+    }
+
+    /// The methods whose answers came after their request had timed out (the client's
+    /// `[late answer]` diagnostics), in order.
+    pub(crate) fn late_answers(&self) -> Vec<String> {
+        self.conn
+            .diagnostics()
+            .iter()
+            .filter_map(|l| l.strip_prefix("[late answer] `"))
+            .filter_map(|rest| rest.split('`').next())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Whether the user passed a credential header (`Authorization`, a cookie, a key).
+    pub(crate) fn sends_credential(&self) -> bool {
+        let redactor = self.conn.redactor();
+        self.conn
+            .options()
+            .headers
+            .iter()
+            .any(|(name, _)| redactor.is_secret_name(name))
     }
 
     pub(crate) fn transport(&self) -> TransportKind {
@@ -92,6 +126,7 @@ impl<'c> Recorder<'c> {
     /// JSON-RPC body).
     pub(crate) fn answered_by_status(&self, ex: &Exchange) -> bool {
         ex.http_status.is_some()
+            && !crate::access::refused(ex)
             && ex
                 .request
                 .get("id")
@@ -110,11 +145,33 @@ pub struct ProbeContext<'c> {
     listen_timeout: Duration,
     tools: OnceCell<Option<crate::tools::ToolListing>>,
     calls: Vec<crate::calls::ToolCall>,
+    call_results: OnceCell<Vec<Exchange>>,
+    error_statuses: OnceCell<Vec<Exchange>>,
+    stdout_noise: Vec<String>,
 }
+
+/// How the client files a stdout line that is no MCP message (not JSON, or JSON that is no
+/// JSON-RPC message), in its diagnostics.
+const NOISE_PREFIXES: &[&str] = &["[non-JSON stdout] ", "[non-JSON-RPC stdout] "];
 
 impl<'c> ProbeContext<'c> {
     pub(crate) fn new(rec: Recorder<'c>, prelude: Prelude, listen_timeout: Duration) -> Self {
+        // Taken right after the prelude, which every run sends in the same order: the lines a
+        // rule judges do not depend on which rules ran.
+        let stdout_noise = rec
+            .conn
+            .diagnostics()
+            .into_iter()
+            .filter_map(|l| {
+                NOISE_PREFIXES
+                    .iter()
+                    .find_map(|p| l.strip_prefix(p).map(str::to_owned))
+            })
+            .collect();
         ProbeContext {
+            stdout_noise,
+            call_results: OnceCell::new(),
+            error_statuses: OnceCell::new(),
             rec,
             prelude,
             results: OnceCell::new(),
@@ -127,6 +184,12 @@ impl<'c> ProbeContext<'c> {
         }
     }
 
+    /// The lines the server wrote to stdout up to the end of the prelude that are not MCP
+    /// messages (stdio; redacted, each cut to 300 characters), in order.
+    pub fn stdout_noise(&self) -> &[String] {
+        &self.stdout_noise
+    }
+
     /// Sets the user's tool calls (`--call`), already checked against the listing.
     pub(crate) fn set_calls(&mut self, calls: Vec<crate::calls::ToolCall>) {
         self.calls = calls;
@@ -136,6 +199,71 @@ impl<'c> ProbeContext<'c> {
     /// a tool on its own.
     pub fn tool_calls(&self) -> &[crate::calls::ToolCall] {
         &self.calls
+    }
+
+    /// The user's tool calls (`--call`), each sent once per run on the client path and shared
+    /// by the rules that judge them (SEAL039: the result's shape; SEAL042: the capabilities it
+    /// relies on): a tool is never called twice. Empty when no path works.
+    pub async fn user_calls(&self) -> &[Exchange] {
+        self.call_results
+            .get_or_init(|| async {
+                let mut out = Vec::new();
+                for call in &self.calls {
+                    if let Some(ex) = self
+                        .call_client(
+                            method::TOOLS_CALL,
+                            json!({"name": call.name, "arguments": call.arguments}),
+                        )
+                        .await
+                    {
+                        out.push(ex);
+                    }
+                }
+                out
+            })
+            .await
+    }
+
+    /// Two errors whose HTTP status 2026-07-28 fixes, asked once per run and shared (HTTP,
+    /// servers whose `server/discover` answered on the 2026 path; empty otherwise): an unknown
+    /// method (-32601, HTTP 404) and `server/discover` without the REQUIRED
+    /// `clientCapabilities` (-32602, HTTP 400).
+    pub async fn error_statuses(&self) -> &[Exchange] {
+        self.error_statuses
+            .get_or_init(|| async {
+                let p = &self.prelude;
+                let modern = self.transport() == TransportKind::Http
+                    && p.path == Some(ClientPath::Modern)
+                    && p.discover.result().is_some()
+                    && p.root_cause.is_none();
+                if !modern {
+                    return Vec::new();
+                }
+                vec![
+                    self.call_status_probe(Request::modern(
+                        crate::protocol::UNKNOWN_METHOD,
+                        Some(json!({})),
+                    ))
+                    .await,
+                    self.call_status_probe(
+                        Request::modern(method::SERVER_DISCOVER, None)
+                            .without_meta_key(mcpseal_client::META_CLIENT_CAPABILITIES),
+                    )
+                    .await,
+                ]
+            })
+            .await
+    }
+
+    /// True when both [`error_statuses`](Self::error_statuses) probes came back as JSON-RPC
+    /// errors with HTTP 200: the server sends every error with 200 (SEAL044's one finding), so
+    /// the rules that judge one error's status say nothing about it.
+    pub async fn errors_always_200(&self) -> bool {
+        let probes = self.error_statuses().await;
+        !probes.is_empty()
+            && probes
+                .iter()
+                .all(|e| e.error_code().is_some() && e.http_status == Some(200))
     }
 
     /// Every tool the server lists on the client path (the prelude's first page, then the
@@ -202,6 +330,22 @@ impl<'c> ProbeContext<'c> {
             .unwrap_or_else(|| self.rec.conn.next_id());
         lock(&self.rec.status_probes).push(id.clone());
         self.rec.send(request.with_id(id)).await
+    }
+
+    /// A status probe whose right answer is HTTP 403 (a foreign `Origin`): a 403 is then the
+    /// answer, not an authorization refusal (a 401 still is).
+    pub async fn call_origin_probe(&self, request: Request) -> Exchange {
+        let id = request
+            .id
+            .clone()
+            .unwrap_or_else(|| self.rec.conn.next_id());
+        lock(&self.rec.forbidden_ok).push(id.clone());
+        self.call_status_probe(request.with_id(id)).await
+    }
+
+    /// Whether `ex` was refused for authorization (401/403): no rule judges such an exchange.
+    pub fn refused(&self, ex: &Exchange) -> bool {
+        crate::access::refused(ex)
     }
 
     /// `request` as the first message of a fresh server process (stdio only; `None` on HTTP),

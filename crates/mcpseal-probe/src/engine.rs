@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use mcpseal_client::Connection;
-use mcpseal_report::{CrashedRule, Finding, Incomplete, ProbeReport, RunState, Summary, ToolInfo};
+use mcpseal_report::{
+    AccessRefusal, CrashedRule, Finding, Incomplete, ProbeReport, RunState, Summary, ToolInfo,
+};
 
 use crate::context::{ProbeContext, Recorder};
 use crate::prelude::Prelude;
@@ -98,6 +100,7 @@ pub fn unreachable_report(target: &str, transport: &str, reason: &str) -> ProbeR
         ready: false,
         unreachable: Some(reason.to_owned()),
         incomplete: None,
+        access: None,
         summary: Summary::of(&[], 0, 0),
         findings: Vec::new(),
         crashed_rules: Vec::new(),
@@ -198,6 +201,19 @@ async fn run(
                     });
                     continue;
                 }
+                if let Some(refused) = found
+                    .iter()
+                    .find(|f| f.evidence.iter().any(crate::access::evidence_is_refusal))
+                {
+                    crashed.push(CrashedRule {
+                        rule_id: rule.id.into(),
+                        error: format!(
+                            "returned a finding that quotes an authorization refusal (\"{}\"); a 401/403 is not an answer to the method, so none of this rule's findings is reported (a bug in mcpseal)",
+                            refused.title
+                        ),
+                    });
+                    continue;
+                }
                 for f in &mut found {
                     rule.id.clone_into(&mut f.rule_id);
                 }
@@ -216,7 +232,8 @@ async fn run(
     findings.sort_by(|a, b| {
         (&a.rule_id, &a.title, &a.observed).cmp(&(&b.rule_id, &b.title, &b.observed))
     });
-    let incomplete = incompleteness(&ctx, &crashed);
+    let access = access_refusal(&ctx);
+    let incomplete = incompleteness(&ctx, &crashed, access.as_ref());
     let state = if incomplete.is_some() {
         RunState::Incomplete
     } else {
@@ -235,6 +252,7 @@ async fn run(
         ready: ProbeReport::compute_ready(state, &summary),
         unreachable: None,
         incomplete,
+        access,
         summary,
         findings,
         crashed_rules: crashed,
@@ -243,22 +261,119 @@ async fn run(
     })
 }
 
-/// Unanswered probes (requests with a transport error, raw requests without a status) and
-/// crashed rules make a run incomplete.
-fn incompleteness(ctx: &ProbeContext<'_>, crashed: &[CrashedRule]) -> Option<Incomplete> {
+/// What the authorization refusals of the run say (`None` when nothing was refused): how many,
+/// the first challenge and the metadata URL it names, and which methods were served without a
+/// credential.
+fn access_refusal(ctx: &ProbeContext<'_>) -> Option<AccessRefusal> {
+    let rec = ctx.recorder();
+    let transcript = rec.transcript();
+    let raw = rec.raw();
+    let refused: Vec<(u16, Option<String>)> = transcript
+        .iter()
+        .filter(|e| crate::access::refused(e))
+        .map(|e| {
+            (
+                e.http_status.unwrap_or(0),
+                crate::access::challenge(&e.response_headers).map(str::to_owned),
+            )
+        })
+        .chain(
+            raw.iter()
+                .filter(|r| crate::access::refused_raw(r))
+                .map(|r| {
+                    (
+                        r.status.unwrap_or(0),
+                        crate::access::challenge(&r.headers).map(str::to_owned),
+                    )
+                }),
+        )
+        .collect();
+    let (status, _) = refused.first()?;
+    let challenge = refused.iter().find_map(|(_, c)| c.clone());
+    let credential_sent = rec.sends_credential();
+    let mut anonymous: Vec<String> = if credential_sent {
+        Vec::new()
+    } else {
+        transcript
+            .iter()
+            .filter(|e| e.result().is_some())
+            .map(|e| e.method().to_owned())
+            .collect()
+    };
+    anonymous.sort();
+    anonymous.dedup();
+    Some(AccessRefusal {
+        refused: refused.len(),
+        status: *status,
+        resource_metadata: challenge
+            .as_deref()
+            .and_then(crate::access::resource_metadata),
+        challenge,
+        credential_sent,
+        anonymous,
+    })
+}
+
+/// The incomplete reason of a run with authorization refusals.
+fn refusal_reason(a: &AccessRefusal) -> String {
+    let what = match &a.challenge {
+        Some(c) => format!(
+            "this server needs a credential (WWW-Authenticate: {})",
+            crate::removed::cut(c, 200)
+        ),
+        None => format!(
+            "HTTP {} without a `WWW-Authenticate` challenge: the server forbids these requests (a credential, or an allowed `Host`/`Origin`)",
+            a.status
+        ),
+    };
+    let todo = if a.credential_sent {
+        "the credential passed with --header was refused: check it (and its scope)"
+    } else {
+        "pass --header 'Authorization: Bearer …' (or --header-env)"
+    };
+    format!(
+        "{} refused: {what}; {todo}",
+        if a.refused == 1 {
+            "1 probe".to_owned()
+        } else {
+            format!("{} probes", a.refused)
+        }
+    )
+}
+
+/// Unanswered probes (requests with a transport error, raw requests without a status, probes
+/// refused for authorization) and crashed rules make a run incomplete. Refusals come first in
+/// the reason: they explain every other gap.
+fn incompleteness(
+    ctx: &ProbeContext<'_>,
+    crashed: &[CrashedRule],
+    access: Option<&AccessRefusal>,
+) -> Option<Incomplete> {
     let rec = ctx.recorder();
     let transcript = rec.transcript();
     let raw = rec.raw();
     let probes = transcript.len() + raw.len();
-    let mut reasons: Vec<String> = transcript
-        .iter()
-        .filter(|e| !rec.answered_by_status(e))
-        .filter_map(|e| {
-            e.transport_error
-                .as_ref()
-                .map(|t| format!("`{}`: {}", e.method(), t.message))
-        })
-        .collect();
+    let mut reasons: Vec<String> = access.map(refusal_reason).into_iter().collect();
+    let refused = access.map_or(0, |a| a.refused);
+    let late = rec.late_answers();
+    reasons.extend(
+        transcript
+            .iter()
+            .filter(|e| !rec.answered_by_status(e) && !crate::access::refused(e))
+            .filter_map(|e| {
+                e.transport_error.as_ref().map(|t| {
+                    // A timeout whose answer still came: say so, it is what explains the rest.
+                    let later = if t.kind == mcpseal_client::TransportErrorKind::Timeout
+                        && late.iter().any(|m| m == e.method())
+                    {
+                        " (its answer came later: the server is slow, e.g. still starting; raise `--timeout`, or `--startup-timeout` for a stdio server's first answer)"
+                    } else {
+                        ""
+                    };
+                    format!("`{}`: {}{later}", e.method(), t.message)
+                })
+            }),
+    );
     reasons.extend(raw.iter().filter(|r| r.status.is_none()).map(|r| {
         format!(
             "raw {}: {}",
@@ -266,7 +381,7 @@ fn incompleteness(ctx: &ProbeContext<'_>, crashed: &[CrashedRule]) -> Option<Inc
             r.error.as_deref().unwrap_or("no response")
         )
     }));
-    let failed = reasons.len();
+    let failed = reasons.len() - usize::from(access.is_some()) + refused;
     reasons.extend(
         crashed
             .iter()

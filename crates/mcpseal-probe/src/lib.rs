@@ -28,6 +28,7 @@
 
 #![warn(missing_docs)]
 
+pub mod access;
 pub mod calls;
 pub mod context;
 pub mod docs;

@@ -36,17 +36,6 @@ fn split_url(url: &str) -> Option<(String, String)> {
     ))
 }
 
-fn resource_metadata_hint(www_authenticate: &str) -> Option<String> {
-    let start = www_authenticate.find("resource_metadata=")? + "resource_metadata=".len();
-    let rest = &www_authenticate[start..];
-    let value = if let Some(stripped) = rest.strip_prefix('"') {
-        stripped.split('"').next()?
-    } else {
-        rest.split([',', ' ']).next()?
-    };
-    Some(value.to_owned())
-}
-
 fn json_object(m: &MetadataResponse) -> Option<&serde_json::Map<String, Value>> {
     if m.status != Some(200) {
         return None;
@@ -71,7 +60,7 @@ pub async fn discover(ctx: &ProbeContext<'_>) -> Vec<AuthServer> {
         .filter(|e| matches!(e.http_status, Some(401 | 403)))
         .filter_map(|e| {
             e.response_header("www-authenticate")
-                .and_then(resource_metadata_hint)
+                .and_then(crate::access::resource_metadata)
         })
         .collect();
     if !path.is_empty() {
@@ -151,10 +140,6 @@ mod tests {
         assert_eq!(
             split_url("https://as.example"),
             Some(("https://as.example".into(), String::new()))
-        );
-        assert_eq!(
-            resource_metadata_hint(r#"Bearer realm="x", resource_metadata="https://a/b""#),
-            Some("https://a/b".into())
         );
     }
 }

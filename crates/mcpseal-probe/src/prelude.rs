@@ -7,18 +7,21 @@
 //! 1. `server/discover` with `_meta` (mandatory in 2026; harmless on a legacy server);
 //! 2. `tools/list` with `_meta`, *before* any handshake (on stdio a successful `initialize`
 //!    persists in the child and would mask a stateful server);
-//! 3. legacy `initialize` (expected to fail on a modern-only server);
-//! 4. on the stateful signature (2 failed, 3 worked): `notifications/initialized` and a listing
+//! 3. when that listing failed: `tools/list` dressed as a 2025 client sends it before any
+//!    handshake (no `_meta`, no 2026 headers): a stateless 2025 server serves it, a stateful
+//!    one refuses it ("not initialized") — so "requires the handshake" is only said when true;
+//! 4. legacy `initialize` (expected to fail on a modern-only server);
+//! 5. on the stateful signature (2 failed, 4 worked): `notifications/initialized` and a listing
 //!    on the 2025 path — over HTTP with the `Mcp-Session-Id` the server issued echoed, so a
 //!    session-keyed 2025 HTTP server is measured as fully as over stdio;
-//! 5. when neither path works: `tools/list` without `_meta` (does the envelope cause it?) and,
+//! 6. when neither path works: `tools/list` without `_meta` (does the envelope cause it?) and,
 //!    over HTTP, with `_meta` but without the routing headers (do the headers cause it?);
-//! 6. two more listings on the working path, so ordering is compared over three.
+//! 7. two more listings on the working path, so ordering is compared over three.
 //!
 //! stdio and the handshake: a handshake persists in the child process, and SDKs that serve
 //! both eras on stdio (TypeScript v2 `serveStdio`, rmcp) pin or switch the era of the whole
 //! process from its first message or from `initialize`. So when listing works without a
-//! handshake, step 3 is asked of a *fresh* process, as its first message: the probed process
+//! handshake, step 4 is asked of a *fresh* process, as its first message: the probed process
 //! never sees `initialize` (a 2026 client never sends it, and rmcp stops answering removed
 //! methods once it has), and a dual-era server is still recognised as one. Only a server
 //! that needs the handshake (the stateful signature) gets it in the probed process, because
@@ -59,7 +62,8 @@ pub enum ObservedEra {
     /// Answers only after the 2025 handshake.
     Stateful,
     /// Answers requests without a handshake but has no `server/discover` and accepts
-    /// `initialize` (a stateless 2025 server).
+    /// `initialize` (a stateless 2025 server; its 2026 requests may fail, e.g. on a 2026
+    /// version header it does not know, while 2025 ones are served).
     Legacy,
     /// Could not be told.
     Unknown,
@@ -72,15 +76,17 @@ pub struct Prelude {
     pub discover: Exchange,
     /// 2: `tools/list` with `_meta`, before any handshake.
     pub bare_listing: Exchange,
-    /// 3: legacy `initialize` (stdio: on a fresh process when listing works without it).
+    /// 3: `tools/list` in 2025 dress before any handshake, when 2 failed.
+    pub legacy_bare_listing: Option<Exchange>,
+    /// 4: legacy `initialize` (stdio: on a fresh process when listing works without it).
     pub initialize: Exchange,
-    /// 4: `notifications/initialized`, on the stateful signature.
+    /// 5: `notifications/initialized`, on the stateful signature.
     pub initialized: Option<Exchange>,
-    /// 4: `tools/list` on the 2025 path after the handshake.
+    /// 5: `tools/list` on the 2025 path after the handshake.
     pub post_handshake_listing: Option<Exchange>,
-    /// 5: `tools/list` without `_meta` (routing headers kept).
+    /// 6: `tools/list` without `_meta` (routing headers kept).
     pub envelope_free_listing: Option<Exchange>,
-    /// 5: `tools/list` with `_meta` but no routing headers (HTTP only).
+    /// 6: `tools/list` with `_meta` but no routing headers (HTTP only).
     pub headerless_listing: Option<Exchange>,
     /// Every listing on the client path, in order (at least three when listing works).
     pub listings: Vec<Exchange>,
@@ -99,6 +105,14 @@ impl Prelude {
         let bare_listing = rec
             .send(Request::modern(method::TOOLS_LIST, Some(json!({}))))
             .await;
+        let legacy_bare_listing = if bare_listing.error().is_some() {
+            Some(
+                rec.send(Request::legacy(method::TOOLS_LIST, Some(json!({}))))
+                    .await,
+            )
+        } else {
+            None
+        };
         let init = Request::legacy(
             method::INITIALIZE,
             Some(json!({
@@ -120,6 +134,7 @@ impl Prelude {
         let mut p = Prelude {
             discover,
             bare_listing,
+            legacy_bare_listing,
             initialize,
             initialized: None,
             post_handshake_listing: None,
@@ -140,10 +155,14 @@ impl Prelude {
                     .await,
             );
         }
+        // A 2025 listing served without a handshake only makes the 2025 path a working one on
+        // a server that also accepts `initialize` (a 2025 server); without it, the root cause
+        // steps below judge what the envelope or the headers do.
         let legacy_works = p
             .post_handshake_listing
             .as_ref()
-            .is_some_and(|l| l.result().is_some());
+            .is_some_and(|l| l.result().is_some())
+            || (p.accepts_handshake() && p.serves_legacy_without_handshake());
         p.path = if modern_works {
             Some(ClientPath::Modern)
         } else if legacy_works {
@@ -189,7 +208,9 @@ impl Prelude {
     /// server said" judge these (and their own probes), never the transcript of the run so far:
     /// a finding must not depend on which other rules ran before it.
     pub fn exchanges(&self) -> Vec<&Exchange> {
-        let mut out = vec![&self.discover, &self.bare_listing, &self.initialize];
+        let mut out = vec![&self.discover, &self.bare_listing];
+        out.extend(self.legacy_bare_listing.iter());
+        out.push(&self.initialize);
         out.extend(self.initialized.iter());
         out.extend(self.post_handshake_listing.iter());
         out.extend(self.envelope_free_listing.iter());
@@ -199,7 +220,8 @@ impl Prelude {
         out
     }
 
-    /// The listing a working client got: the bare one, else the post-handshake one.
+    /// The listing a working client got: the bare one, else the post-handshake one, else the
+    /// 2025 one sent without a handshake.
     pub fn effective_listing(&self) -> Option<&Exchange> {
         if self.bare_listing.result().is_some() {
             return Some(&self.bare_listing);
@@ -207,6 +229,19 @@ impl Prelude {
         self.post_handshake_listing
             .as_ref()
             .filter(|l| l.result().is_some())
+            .or_else(|| {
+                self.legacy_bare_listing
+                    .as_ref()
+                    .filter(|l| l.result().is_some())
+            })
+    }
+
+    /// True when a 2025-dressed `tools/list` was served before any handshake (a stateless 2025
+    /// server: it accepts `initialize` but does not need it).
+    pub fn serves_legacy_without_handshake(&self) -> bool {
+        self.legacy_bare_listing
+            .as_ref()
+            .is_some_and(|l| l.result().is_some())
     }
 
     /// The `server/discover` result, if discover worked.
@@ -224,11 +259,15 @@ impl Prelude {
         self.bare_listing.error().is_some()
             && self.accepts_handshake()
             && self.path == Some(ClientPath::Legacy)
+            && !self.serves_legacy_without_handshake()
     }
 
     /// The era the server was observed to speak.
     pub fn era(&self) -> ObservedEra {
         match (self.path, self.accepts_handshake()) {
+            (Some(ClientPath::Legacy), true) if self.serves_legacy_without_handshake() => {
+                ObservedEra::Legacy
+            }
             (Some(ClientPath::Legacy), _) => ObservedEra::Stateful,
             (Some(ClientPath::Modern), false) => ObservedEra::Modern,
             (Some(ClientPath::Modern), true) if self.discover.result().is_some() => {
@@ -285,10 +324,13 @@ impl Prelude {
             .is_some_and(|v| v.iter().any(|x| x == TARGET_REVISION))
     }
 
-    /// True when every prelude probe failed at transport level (no answer at all).
+    /// True when every prelude probe failed at transport level (no answer at all). A server
+    /// that refused them for a credential (401, or 403 with a challenge) was reached: its run
+    /// is incomplete, with the challenge, never unreachable. A bare 403 to everything (a `Host`
+    /// check) is unreachable: nothing MCP answered.
     pub fn unreachable(&self) -> bool {
         [&self.discover, &self.bare_listing, &self.initialize]
             .iter()
-            .all(|e| e.transport_error.is_some())
+            .all(|e| e.transport_error.is_some() && !crate::access::credential_refusal(e))
     }
 }

@@ -38,6 +38,9 @@ pub const BOGUS_URI: &str = "file:///mcpseal-probe/does-not-exist";
 /// A task id no server knows.
 pub const BOGUS_TASK: &str = "mcpseal-probe-no-such-task";
 
+/// A method no revision defines.
+pub const UNKNOWN_METHOD: &str = "mcpseal/no-such-method";
+
 /// The extension id of tasks in 2026-07-28.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 

@@ -70,11 +70,12 @@ async fn http_rules_fire_on_their_knob_and_only_on_modern_servers() {
     let cases: &[Case] = &[
         (&["--mode", "modern"], &[]),
         (&["--lenient-headers"], &[("SEAL030", E)]),
-        // Every error at 200: the header refusal, the unknown method, and the Origin refusal.
-        (
-            &["--errors-200"],
-            &[("SEAL030", E), ("SEAL031", E), ("SEAL035", W)],
-        ),
+        // Every error at 200: one cause, SEAL044's one finding (not the header refusal, the
+        // unknown method and the Origin refusal each again).
+        (&["--errors-200"], &[]),
+        // One error at 200: that rule's finding alone.
+        (&["--status-200-code", "-32020"], &[("SEAL030", E)]),
+        (&["--status-200-code", "-32601"], &[("SEAL031", E)]),
         (&["--notify-200"], &[("SEAL032", E)]),
         (&["--no-405"], &[("SEAL033", W)]),
         (&["--error-id-null"], &[("SEAL034", E)]),
@@ -152,18 +153,19 @@ async fn header_probes_never_call_a_listed_tool() {
     });
     std::fs::write(&surface, tools.to_string()).expect("surface file");
     let path = surface.to_string_lossy().into_owned();
+    let status_200: &[&str] = &["--status-200-code", "-32020"];
     for (knob, expected) in [
-        ("--lenient-headers", set(&[("SEAL030", E)])),
-        (
-            "--errors-200",
-            set(&[("SEAL030", E), ("SEAL031", E), ("SEAL035", W)]),
-        ),
-        ("--sse", set(&[])),
+        (&["--lenient-headers"][..], set(&[("SEAL030", E)])),
+        // -32020 at 200 (alone: every error at 200 is SEAL044's).
+        (status_200, set(&[("SEAL030", E)])),
+        (&["--sse"][..], set(&[])),
     ] {
-        let report = http(&["--surface", &path, knob]).await;
-        measured(&report, knob);
-        assert_eq!(mine(&report), expected, "{knob}");
-        if knob == "--errors-200" {
+        let mut args = vec!["--surface", path.as_str()];
+        args.extend_from_slice(knob);
+        let report = http(&args).await;
+        measured(&report, &format!("{knob:?}"));
+        assert_eq!(mine(&report), expected, "{knob:?}");
+        if knob == status_200 {
             let f = report
                 .findings
                 .iter()
@@ -180,7 +182,7 @@ async fn header_probes_never_call_a_listed_tool() {
             .iter()
             .flat_map(|f| f.evidence.iter())
             .any(|e| e["request"]["params"]["name"] == "delete_everything");
-        assert!(!called, "{knob}: a listed tool was called");
+        assert!(!called, "{knob:?}: a listed tool was called");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -27,6 +27,7 @@
 //!     ready: ProbeReport::compute_ready(RunState::Unreachable, &summary),
 //!     unreachable: Some("connection refused".into()),
 //!     incomplete: None,
+//!     access: None,
 //!     summary,
 //!     findings: vec![],
 //!     crashed_rules: vec![],
@@ -47,8 +48,8 @@ mod render;
 
 pub use format::{Format, ParseFormatError};
 pub use model::{
-    CrashedRule, Finding, Incomplete, ProbeReport, Remediation, RuleInfo, RunState, Severity,
-    Summary, ToolInfo, sort_findings,
+    AccessRefusal, CrashedRule, Finding, Incomplete, ProbeReport, Remediation, RuleInfo, RunState,
+    Severity, Summary, ToolInfo, sort_findings,
 };
 pub use render::sarif::{FINGERPRINT_KEY, SARIF_SCHEMA_URI};
 pub use render::{

@@ -114,6 +114,28 @@ pub struct Incomplete {
     pub reason: String,
 }
 
+/// Probes refused for authorization: a 401 (or 403) is not an answer to the method, so none is
+/// judged, and the run is incomplete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccessRefusal {
+    /// Probes refused.
+    pub refused: usize,
+    /// The HTTP status of the first refusal (401 or 403).
+    pub status: u16,
+    /// The first `WWW-Authenticate` challenge, when the server sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<String>,
+    /// The protected-resource metadata URL the challenge names (RFC 9728), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_metadata: Option<String>,
+    /// Whether the requests carried a credential header the user passed (then it was refused).
+    pub credential_sent: bool,
+    /// Methods the server served without a credential (enumerable anonymously), sorted; empty
+    /// when a credential was sent.
+    pub anonymous: Vec<String>,
+}
+
 /// Counts over the findings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -224,6 +246,11 @@ pub struct ProbeReport {
     /// Set when incomplete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<Incomplete>,
+    /// Set when probes were refused for authorization (HTTP 401/403): what the server asked
+    /// for, and what it served without a credential. Never a finding; such a run is
+    /// incomplete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<AccessRefusal>,
     /// Counts.
     pub summary: Summary,
     /// Findings, sorted by rule id then title.

@@ -22,7 +22,7 @@ mod snapshot;
 pub mod verify;
 pub mod version_source;
 
-pub use connect::{OpenError, open};
+pub use connect::{OpenError, open, unreachable_hint};
 pub use rpc::{RpcCall, RpcOutcome, rpc};
 pub use snapshot::{
     Snapshot, SnapshotError, SnapshotOptions, TrustedCapture, capture_trusted, snapshot,

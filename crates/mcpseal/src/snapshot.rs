@@ -63,9 +63,7 @@ impl SnapshotError {
     /// What the user can do about it.
     pub fn hint(&self) -> &'static str {
         match self {
-            SnapshotError::Unreachable(_) => {
-                "check that the server starts and speaks MCP on stdout (or that the URL is right); `mcpseal rpc server/discover TARGET` shows the raw exchange"
-            }
+            SnapshotError::Unreachable(reason) => crate::connect::unreachable_hint(reason),
             SnapshotError::Liar { .. } => {
                 "point mcpseal at the real server, not at a proxy or test double that says yes to everything"
             }

@@ -163,7 +163,10 @@ pub async fn run(args: ProbeArgs) -> Result<Outcome, CliError> {
     }
     match (&report.state, &report.unreachable, &report.incomplete) {
         (RunState::Unreachable, Some(reason), _) => {
-            output::note(&format!("error: the server is unreachable: {reason}"));
+            output::note(&format!(
+                "error: the server is unreachable: {reason}\nhint: {}",
+                mcpseal::unreachable_hint(reason)
+            ));
         }
         (RunState::Incomplete, _, Some(inc)) => output::note(&format!(
             "error: the probe is incomplete: {} of {} probes unanswered ({})",

@@ -13,7 +13,7 @@ mod http_answer;
 mod routing;
 mod server_request;
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -50,6 +50,8 @@ pub struct Connection {
     router: Option<JoinHandle<()>>,
     answerer: Answerer,
     public: OnceLock<Result<PublicClient, String>>,
+    /// stdio: the server has answered a request (the start-up allowance is over).
+    answered: AtomicBool,
 }
 
 impl Drop for Connection {
@@ -107,6 +109,7 @@ impl Connection {
             router,
             answerer,
             public: OnceLock::new(),
+            answered: AtomicBool::new(false),
         })
     }
 
@@ -173,7 +176,15 @@ impl Connection {
         let message = request.to_message(&id);
         let started = Instant::now();
         let mut exchange = Exchange::sent(TransportKind::Stdio, message.clone());
-        let timeout = request.timeout.unwrap_or(self.options.timeout);
+        // Until the server has answered once, it may still be starting up.
+        let timeout = request
+            .timeout
+            .unwrap_or_else(|| match self.options.startup_timeout {
+                Some(startup) if !self.answered.load(Ordering::Relaxed) => {
+                    startup.max(self.options.timeout)
+                }
+                _ => self.options.timeout,
+            });
         let deadline = tokio::time::Instant::now() + timeout;
         let key = id_key(&id);
         // Registered before writing, so an answer that comes back at once is not missed.
@@ -215,6 +226,7 @@ impl Connection {
                 } else {
                     exchange.response = Some(v);
                 }
+                self.answered.store(true, Ordering::Relaxed);
             }
             Ok(Ok(Outcome::Failed(err))) => exchange.transport_error = Some(err),
             Ok(Err(_)) => {
@@ -224,6 +236,8 @@ impl Connection {
                 ));
             }
             Err(_) => {
+                // An answer that still comes is reported as late, not as a stray.
+                lock(&self.routing).timed_out(key, &request.method, timeout);
                 exchange.transport_error = Some(TransportError::timeout(&request.method, timeout));
             }
         }

@@ -43,7 +43,13 @@ struct Pending {
 pub(crate) struct Routing {
     pending: HashMap<String, Pending>,
     closed: Option<TransportError>,
+    /// Requests given up on: id key → (method, timeout), so an answer that still comes is
+    /// reported as late (the server is slow, e.g. still starting), not as a stray.
+    expired: HashMap<String, (String, std::time::Duration)>,
 }
+
+/// Expired requests remembered at most (a server that never answers cannot grow it).
+const MAX_EXPIRED: usize = 1000;
 
 pub(crate) type SharedRouting = Arc<Mutex<Routing>>;
 
@@ -75,6 +81,13 @@ impl Routing {
             .remove(key)
             .map(|p| p.notifications)
             .unwrap_or_default()
+    }
+
+    /// Remembers that the request `key` (`method`) timed out after `timeout`.
+    pub(crate) fn timed_out(&mut self, key: String, method: &str, timeout: std::time::Duration) {
+        if self.expired.len() < MAX_EXPIRED {
+            self.expired.insert(key, (method.to_owned(), timeout));
+        }
     }
 
     fn fail_all(&mut self, err: &TransportError, permanent: bool) {
@@ -140,14 +153,24 @@ fn route_message(
     match MessageKind::of(&value) {
         MessageKind::Response => {
             let key = jsonrpc::id_of(&value).map(id_key).unwrap_or_default();
-            if let Err(value) = lock(routing).complete(&key, value) {
+            let mut r = lock(routing);
+            if let Err(value) = r.complete(&key, value) {
                 let id = jsonrpc::id_of(&value)
                     .map(Value::to_string)
                     .unwrap_or_default();
-                lock(diagnostics).push(format!(
-                    "[stray response] id {} matches no request in flight",
-                    Diagnostics::cut(&id)
-                ));
+                let entry = match r.expired.remove(&key) {
+                    Some((method, timeout)) => format!(
+                        "[late answer] `{method}` (id {}) was answered after its {} timeout had passed",
+                        Diagnostics::cut(&id),
+                        crate::error::format_duration(timeout)
+                    ),
+                    None => format!(
+                        "[stray response] id {} matches no request in flight",
+                        Diagnostics::cut(&id)
+                    ),
+                };
+                drop(r);
+                lock(diagnostics).push(entry);
             }
         }
         // 2026 servers must not send these; 2025 servers may. Kept as evidence, and answered

@@ -38,9 +38,10 @@ use http::HttpTransport;
 use stdio::StdioTransport;
 
 enum Inner {
-    // Boxed: the stdio state is larger than the HTTP client handle.
+    // Both boxed: either state is hundreds of bytes (the HTTP one holds the options), and a
+    // transport is one pointer either way.
     Stdio(Box<StdioTransport>),
-    Http(HttpTransport),
+    Http(Box<HttpTransport>),
 }
 
 /// An open transport to one server. `Send + Sync`: share it (e.g. in an `Arc`) between a task
@@ -83,7 +84,7 @@ impl Transport {
                     return Err(ConnectError::InvalidUrl(url.clone()));
                 }
                 let (t, inbox) = HttpTransport::new(url, options)?;
-                (Inner::Http(t), inbox)
+                (Inner::Http(Box::new(t)), inbox)
             }
         };
         let transport = Transport {

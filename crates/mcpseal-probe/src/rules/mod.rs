@@ -43,6 +43,12 @@ mod seal036;
 mod seal037;
 mod seal038;
 mod seal039;
+mod seal040;
+mod seal041;
+mod seal042;
+mod seal043;
+mod seal044;
+mod seal045;
 
 /// Every rule, in id order.
 pub static REGISTRY: &[&Rule] = &[
@@ -83,4 +89,10 @@ pub static REGISTRY: &[&Rule] = &[
     &seal037::SEAL037,
     &seal038::SEAL038,
     &seal039::SEAL039,
+    &seal040::SEAL040,
+    &seal041::SEAL041,
+    &seal042::SEAL042,
+    &seal043::SEAL043,
+    &seal044::SEAL044,
+    &seal045::SEAL045,
 ];

@@ -16,7 +16,10 @@ crate::rule! {
     /// does not work with a 2026 client at all (error). A server that merely still *accepts*
     /// `initialize` next to `server/discover` is a dual-era server, which the spec allows for
     /// backward compatibility (advisory). A server that accepts `initialize`, serves requests
-    /// without it and has no `server/discover` is still a 2025 server (error).
+    /// without it and has no `server/discover` is still a 2025 server (error), and is told so
+    /// in those words, not that it "requires" the handshake: the title says "requires" only
+    /// when a 2025-dressed `tools/list` sent before any handshake was refused too (a stateless
+    /// 2025 server may refuse a 2026 request for its version header and still serve 2025 ones).
     ///
     /// The code a modern-only server uses to refuse `initialize` is implementation-defined
     /// (stdio: realistically -32601 or -32602; HTTP: 400 via header validation): any JSON-RPC
@@ -68,10 +71,22 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             .severity(Severity::Warning),
         ObservedEra::Legacy => SEAL002
             .finding(
-                format!(
-                    "`initialize` succeeded and {}.",
-                    describe(&p.discover)
-                ),
+                match p.legacy_bare_listing.as_ref() {
+                    // 2026 requests fail, 2025 ones are served without a handshake.
+                    Some(l) if p.serves_legacy_without_handshake() => {
+                        evidence.push(l);
+                        format!(
+                            "`initialize` succeeded but is not needed: without a handshake {}, while {} and {}.",
+                            describe(l),
+                            describe(&p.bare_listing),
+                            describe(&p.discover)
+                        )
+                    }
+                    _ => format!(
+                        "`initialize` succeeded, `tools/list` is served without a handshake, and {}.",
+                        describe(&p.discover)
+                    ),
+                },
                 "A 2026-07-28 server answers `server/discover`; `initialize` exists only on dual-era servers for 2025 clients.",
                 "Upgrade to an MCP SDK that speaks 2026-07-28; it replaces the handshake with `server/discover` and per-request `_meta`.",
             )

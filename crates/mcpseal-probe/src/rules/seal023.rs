@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::context::ProbeContext;
 use crate::prelude::{ClientPath, ObservedEra};
-use crate::protocol::{BOGUS_VERSION, HEADER_MISMATCH, INVALID_PARAMS, TARGET_REVISION};
+use crate::protocol::{HEADER_MISMATCH, INVALID_PARAMS, TARGET_REVISION};
 use crate::removed::describe;
 use crate::rule::{FindingExt, RuleResult};
 
@@ -16,30 +16,26 @@ crate::rule! {
     ///
     /// With the handshake gone, `params._meta` is the only place a request says which revision
     /// it speaks and what the client can do: `io.modelcontextprotocol/protocolVersion` and
-    /// `…/clientCapabilities` are REQUIRED (missing → `-32602`, HTTP 400), an unknown version is
-    /// refused with `-32022`, and `…/clientInfo` is only a SHOULD, so a request without it
-    /// must still be served (pre-final SDK builds required it). A server that serves a request
-    /// without the version guesses a revision the client never named; one that refuses a
-    /// request without `clientInfo` refuses conforming clients. (Whether the errors keep the
-    /// request id is SEAL034's finding.)
+    /// `…/clientCapabilities` are REQUIRED (missing → `-32602`, HTTP 400), and `…/clientInfo`
+    /// is only a SHOULD, so a request without it must still be served (pre-final SDK builds
+    /// required it). A server that serves a request without the version guesses a revision
+    /// the client never named; one that refuses a request without `clientInfo` refuses
+    /// conforming clients. (Whether the errors keep the request id is SEAL034's finding; a
+    /// request naming an *unsupported* version is SEAL041's.)
     ///
     /// Only judged on servers that speak 2026 (`server/discover` answered, the 2026 path
     /// works, no root cause isolated by the prelude: SEAL013/SEAL001 own those). Probes are
     /// `server/discover` (every 2026 server serves it) with: no `_meta`; `_meta` without
     /// `protocolVersion` (over HTTP the `MCP-Protocol-Version` header still says
-    /// `2026-07-28`); without `clientCapabilities`; without `clientInfo`; and an advertised
-    /// listing (`tools/list`, else `prompts/list`, else `resources/list`) claiming version
-    /// `1999-01-01` (only whether it is *served*: its error code is SEAL012's, its `data`
-    /// SEAL024's). A server that pins the version of the first request for the whole process
-    /// and serves later requests whatever they claim derives the version from an earlier
-    /// request, which 2026-07-28 forbids: that is this finding too.
+    /// `2026-07-28`); without `clientCapabilities`; and without `clientInfo`. One finding per
+    /// fault, each with its own fix: a missing required key served; refused with the wrong
+    /// code; refused with the wrong HTTP status (unless every error comes with 200: SEAL044);
+    /// `clientInfo` required.
     ///
     /// Two behaviours allowed, no finding: a dual-era server (it accepted `initialize`) may
     /// treat a request with no `_meta`, or with a `_meta` lacking `protocolVersion`, as a 2025
     /// request and serve it (2025 requests may carry `_meta` with other keys), so those two
-    /// probes are judged on modern-only servers only. `server/discover` claiming an unknown
-    /// version may be answered or refused (a client learns the supported versions from
-    /// either), so the version probe never uses it. Over HTTP the probes without a `_meta`
+    /// probes are judged on modern-only servers only. Over HTTP the probes without a `_meta`
     /// version carry a header that disagrees with `_meta`, and the spec fixes no check order,
     /// so `-32020` (HeaderMismatch) is accepted for them as well as `-32602`.
     pub static SEAL023 = {
@@ -101,19 +97,12 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             .await,
         header_mismatch_ok: false,
     });
-    let bogus = match version_probe_method(ctx) {
-        Some(method) => Some(
-            ctx.call_with(
-                Request::modern(method, Some(json!({}))).with_protocol_version(BOGUS_VERSION),
-            )
-            .await,
-        ),
-        None => None,
-    };
     let no_info = ctx
         .call_with(discover().without_meta_key(META_CLIENT_INFO))
         .await;
 
+    // A server that sends every error with 200 is told so once, by SEAL044.
+    let always_200 = http && ctx.errors_always_200().await;
     let mut served = Vec::new();
     let mut wrong_code = Vec::new();
     let mut wrong_status = Vec::new();
@@ -133,15 +122,9 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         if !ok {
             wrong_code.push((r.what, ex));
         }
-        if ok && http && ex.http_status.is_some_and(|s| s != 400) {
+        if ok && http && !always_200 && ex.http_status.is_some_and(|s| s != 400) {
             wrong_status.push((r.what, ex));
         }
-    }
-    if let Some(bogus) = bogus.as_ref().filter(|b| b.result().is_some()) {
-        served.push((
-            "`protocolVersion` `1999-01-01` (a version no server supports)",
-            bogus,
-        ));
     }
     let mut findings = Vec::new();
     if !served.is_empty() {
@@ -153,10 +136,10 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                         served.iter().map(|(w, _)| *w).collect::<Vec<_>>().join("; "),
                         served.iter().map(|(_, e)| describe(e)).collect::<Vec<_>>().join("; ")
                     ),
-                    "A 2026-07-28 request without `_meta`, or without its REQUIRED `io.modelcontextprotocol/protocolVersion` or `io.modelcontextprotocol/clientCapabilities`, is refused with -32602 (HTTP 400); an unknown version is refused with -32022 (HTTP 400).",
+                    "A 2026-07-28 request without `_meta`, or without its REQUIRED `io.modelcontextprotocol/protocolVersion` or `io.modelcontextprotocol/clientCapabilities`, is refused with -32602 (HTTP 400).",
                     "Validate `params._meta` on every request before dispatching it (SDKs built for the final 2026-07-28 schema do); never guess a version or capabilities the request did not state.",
                 )
-                .titled("Requests lacking required _meta keys or naming an unknown version are served")
+                .titled("Requests lacking required _meta keys are served")
                 .evidence(served.iter().map(|(_, e)| *e)),
         );
     }

@@ -24,12 +24,14 @@ crate::rule! {
     /// else `server/discover`) claiming `1999-01-01` and, for every later 2026-style version
     /// `server/discover` advertises besides `2026-07-28`, the same request claiming it. Only
     /// judged on servers whose `server/discover` answered; only `-32022` answers are judged
-    /// (another code is SEAL012's finding, a served unknown version SEAL023's). Fires (error)
+    /// (another code is SEAL012's finding, a served unknown version SEAL041's). Fires (error)
     /// when `data.supported`/`data.requested` are missing or malformed, when `data.requested`
     /// is not the version sent, when the status is not 400, when a version listed in
     /// `supportedVersions` is refused, or when `data.supported` names the refused version; an
     /// advisory when `data.supported` and `supportedVersions` list different 2026-style
-    /// versions (`2026-07-28` or later). Two behaviours allowed, no finding: a dual-era server
+    /// versions (`2026-07-28` or later). One finding per fault, each with its own fix: the
+    /// error's `data`; the versions advertised against those accepted; the HTTP status (unless
+    /// every error comes with 200: SEAL044). Two behaviours allowed, no finding: a dual-era server
     /// may name `2025-11-25` (reached through `initialize`, not `_meta`) in one list and not the
     /// other, so pre-2026 versions are left out of the comparison.
     pub static SEAL024 = {
@@ -82,10 +84,15 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             .cloned(),
     );
     let http = ctx.transport() == TransportKind::Http;
+    // A server that sends every error with 200 is told so once, by SEAL044.
+    let always_200 = http && ctx.errors_always_200().await;
     let method = super::seal023::version_probe_method(ctx).unwrap_or(method::SERVER_DISCOVER);
-    let mut errors = Vec::new();
-    let mut advisories = Vec::new();
-    let mut evidence: Vec<Exchange> = Vec::new();
+    // One bucket per fault, each its own finding: the error's `data`, the versions it
+    // advertises, its HTTP status.
+    let mut data_faults = Bucket::default();
+    let mut list_faults = Bucket::default();
+    let mut advisories = Bucket::default();
+    let mut status_faults = Bucket::default();
     for version in probes {
         let ex = ctx
             .call_with(Request::modern(method, Some(json!({}))).with_protocol_version(&version))
@@ -93,25 +100,33 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         if ex.error_code() != Some(UNSUPPORTED_VERSION) {
             continue;
         }
-        let before = errors.len() + advisories.len();
         let data = ex.error().and_then(|e| e.get("data"));
         let supported = strings(data.and_then(|d| d.get("supported")));
         let requested = data.and_then(|d| d.get("requested"));
         if advertised.contains(&version) {
-            errors.push(format!(
-                "`{version}` is in `supportedVersions` yet was refused: {}",
-                describe(&ex)
-            ));
+            list_faults.push(
+                format!(
+                    "`{version}` is in `supportedVersions` yet was refused: {}",
+                    describe(&ex)
+                ),
+                &ex,
+            );
         }
         match &supported {
-            None => errors.push(format!(
-                "refusing `{version}`, `error.data.supported` is missing or not an array of strings (data: {})",
-                data.map_or_else(|| "absent".to_owned(), Value::to_string)
-            )),
-            Some(s) if s.contains(&version) => errors.push(format!(
-                "refusing `{version}`, `error.data.supported` lists that very version ({})",
-                s.join(", ")
-            )),
+            None => data_faults.push(
+                format!(
+                    "refusing `{version}`, `error.data.supported` is missing or not an array of strings (data: {})",
+                    data.map_or_else(|| "absent".to_owned(), Value::to_string)
+                ),
+                &ex,
+            ),
+            Some(s) if s.contains(&version) => list_faults.push(
+                format!(
+                    "refusing `{version}`, `error.data.supported` lists that very version ({})",
+                    s.join(", ")
+                ),
+                &ex,
+            ),
             Some(s) => {
                 let modern = |l: &[String]| {
                     l.iter()
@@ -126,52 +141,111 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                 b.sort();
                 b.dedup();
                 if a != b {
-                    advisories.push(format!(
-                        "`error.data.supported` is [{}] but `server/discover` lists [{}]",
-                        s.join(", "),
-                        advertised.join(", ")
-                    ));
+                    advisories.push(
+                        format!(
+                            "`error.data.supported` is [{}] but `server/discover` lists [{}]",
+                            s.join(", "),
+                            advertised.join(", ")
+                        ),
+                        &ex,
+                    );
                 }
             }
         }
         match requested {
             Some(Value::String(r)) if *r == version => {}
-            other => errors.push(format!(
-                "refusing `{version}`, `error.data.requested` is {}",
-                other.map_or_else(|| "absent".to_owned(), Value::to_string)
-            )),
+            other => data_faults.push(
+                format!(
+                    "refusing `{version}`, `error.data.requested` is {}",
+                    other.map_or_else(|| "absent".to_owned(), Value::to_string)
+                ),
+                &ex,
+            ),
         }
-        if http && let Some(status) = ex.http_status.filter(|s| *s != 400) {
-            errors.push(format!(
-                "refusing `{version}` came with HTTP {status}, not 400"
-            ));
-        }
-        if errors.len() + advisories.len() > before {
-            evidence.push(ex);
+        if http
+            && !always_200
+            && let Some(status) = ex.http_status.filter(|s| *s != 400)
+        {
+            status_faults.push(
+                format!("refusing `{version}` came with HTTP {status}, not 400"),
+                &ex,
+            );
         }
     }
-    if errors.is_empty() && advisories.is_empty() {
-        return Ok(Vec::new());
+    advisories.facts.dedup();
+    let mut findings = Vec::new();
+    if !data_faults.is_empty() {
+        findings.push(
+            SEAL024
+                .finding(
+                    format!("{}.", data_faults.facts.join("; ")),
+                    "UnsupportedProtocolVersion (`-32022`) has REQUIRED `data.supported` (the versions the server accepts) and `data.requested` (the version refused).",
+                    "Build the -32022 error with `data.supported` from the list `server/discover` returns and `data.requested` echoing the request's version.",
+                )
+                .titled("UnsupportedProtocolVersion errors lack or misstate data.supported and data.requested")
+                .evidence(data_faults.evidence.iter()),
+        );
     }
-    advisories.dedup();
-    let severity = if errors.is_empty() {
-        Severity::Warning
-    } else {
-        Severity::Error
-    };
-    let mut facts = errors;
-    facts.extend(advisories);
-    let mut finding = SEAL024
-        .finding(
-            format!("{}.", facts.join("; ")),
-            "UnsupportedProtocolVersion is `-32022` with REQUIRED `data.supported` (the versions the server accepts, agreeing with `server/discover`'s `supportedVersions`) and `data.requested` (the version refused), HTTP 400; versions in `supportedVersions` are accepted.",
-            "Build the -32022 error from the same list `server/discover` returns, echo the requested version in `data.requested`, send HTTP 400, and only advertise versions the request validation accepts.",
-        )
-        .severity(severity)
-        .evidence(evidence.iter().chain([&p.discover]));
-    if severity == Severity::Warning {
-        finding = finding
-            .titled("UnsupportedProtocolVersion's data.supported disagrees with server/discover");
+    if !list_faults.is_empty() || !advisories.is_empty() {
+        let severity = if list_faults.is_empty() {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        let mut facts = list_faults.facts.clone();
+        facts.extend(advisories.facts.iter().cloned());
+        let mut finding = SEAL024
+            .finding(
+                format!("{}.", facts.join("; ")),
+                "Every version in `server/discover`'s `supportedVersions` is accepted, and a -32022's `data.supported` lists the same (2026-style) versions and never the one it refuses.",
+                "Advertise only the versions the request validation accepts, and build `data.supported` from that same list.",
+            )
+            .severity(severity)
+            .evidence(
+                list_faults
+                    .evidence
+                    .iter()
+                    .chain(advisories.evidence.iter())
+                    .chain([&p.discover]),
+            );
+        if severity == Severity::Warning {
+            finding = finding.titled(
+                "UnsupportedProtocolVersion's data.supported disagrees with server/discover",
+            );
+        }
+        findings.push(finding);
     }
-    Ok(vec![finding])
+    if !status_faults.is_empty() {
+        findings.push(
+            SEAL024
+                .finding(
+                    format!("{}.", status_faults.facts.join("; ")),
+                    "Over Streamable HTTP an UnsupportedProtocolVersion error is sent with status 400 Bad Request.",
+                    "Send HTTP 400 with the -32022 error body.",
+                )
+                .titled("UnsupportedProtocolVersion errors are not sent with HTTP 400")
+                .evidence(status_faults.evidence.iter()),
+        );
+    }
+    Ok(findings)
+}
+
+/// The facts of one fault and the exchanges behind them (each exchange once).
+#[derive(Default)]
+struct Bucket {
+    facts: Vec<String>,
+    evidence: Vec<Exchange>,
+}
+
+impl Bucket {
+    fn push(&mut self, fact: String, ex: &Exchange) {
+        self.facts.push(fact);
+        if !self.evidence.contains(ex) {
+            self.evidence.push(ex.clone());
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.facts.is_empty()
+    }
 }

@@ -41,7 +41,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             json!({"requestId": "mcpseal-probe-no-such-request", "reason": "mcpseal probe"}),
         )
         .await;
-    let Some(status) = ex.http_status else {
+    let Some(status) = ex.http_status.filter(|_| !ctx.refused(&ex)) else {
         return Ok(Vec::new());
     };
     if (400..500).contains(&status) {

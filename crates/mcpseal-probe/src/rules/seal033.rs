@@ -37,6 +37,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     if let Some(get) = ctx.event_stream_get().await
         && let Some(status) = get.status
         && status != 405
+        && !crate::access::refused_raw(get)
         && !is_event_stream(get)
     {
         facts.push(format!("`GET` → HTTP {status}"));
@@ -45,6 +46,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     if let Some(delete) = ctx.raw("DELETE", &[]).await
         && let Some(status) = delete.status
         && status != 405
+        && !crate::access::refused_raw(&delete)
     {
         facts.push(format!("`DELETE` → HTTP {status}"));
         evidence.push(serde_json::to_value(&delete).unwrap_or_default());

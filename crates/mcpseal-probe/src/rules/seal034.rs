@@ -1,4 +1,4 @@
-use mcpseal_client::{Exchange, Request};
+use mcpseal_client::Exchange;
 use mcpseal_protocol::method;
 use serde_json::{Value, json};
 
@@ -7,7 +7,6 @@ use crate::protocol::{INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_CAPABILITY};
 use crate::removed::describe;
 use crate::rule::{FindingExt, RuleResult};
 use crate::rules::modern_http::modern_http;
-use crate::rules::seal031::UNKNOWN_METHOD;
 
 crate::rule! {
     /// JSON-RPC error responses do not carry the id of the request they answer.
@@ -21,7 +20,8 @@ crate::rule! {
     ///
     /// HTTP, servers whose `server/discover` works. Judged on errors that prove the body was
     /// parsed — -32601 (the method was read), -32602 and -32021 (the params were read) — to
-    /// requests carrying the 2026 envelope: an unknown method and an unknown tool sent here,
+    /// requests carrying the 2026 envelope: the run's error-status probes (an unknown method,
+    /// `server/discover` without `clientCapabilities`), an unknown tool sent here,
     /// plus every such error of the prelude (never what other rules sent: the verdict is the
     /// same whichever rules run). Errors that may come before parsing (a
     /// rejected `Origin`, a header-only refusal, a notification) are never judged.
@@ -57,9 +57,8 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     if !modern_http(ctx) {
         return Ok(Vec::new());
     }
-    let unknown_method = ctx
-        .call_status_probe(Request::modern(UNKNOWN_METHOD, Some(json!({}))))
-        .await;
+    // The run's shared error-status probes: an unknown method and a missing `_meta` key.
+    let statuses = ctx.error_statuses().await;
     let unknown_tool = ctx
         .call(
             method::TOOLS_CALL,
@@ -69,7 +68,8 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     let prelude = ctx.prelude().exchanges();
     let lost: Vec<&Exchange> = prelude
         .into_iter()
-        .chain([&unknown_method, &unknown_tool])
+        .chain(statuses.iter())
+        .chain([&unknown_tool])
         .filter(|e| parsed_error_lost_id(e))
         .collect();
     let Some(first) = lost.first() else {

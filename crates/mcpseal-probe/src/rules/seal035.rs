@@ -20,7 +20,8 @@ crate::rule! {
     ///
     /// HTTP, servers whose `server/discover` works: sends `server/discover` with
     /// `Origin: http://mcpseal-probe.invalid`. Fires when it is served, or refused with a
-    /// status other than 403. A warning: servers reachable only with credentials a page cannot
+    /// status other than 403 (a refusal at 200 from a server that sends every error with 200
+    /// is SEAL044's finding; a 401 refused the credential, not the origin). A warning: servers reachable only with credentials a page cannot
     /// obtain are not exposed the same way, but the check is a MUST.
     pub static SEAL035 = {
         id: "SEAL035",
@@ -39,14 +40,20 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         return Ok(Vec::new());
     }
     let ex = ctx
-        .call_status_probe(
+        .call_origin_probe(
             Request::modern(method::SERVER_DISCOVER, None).header("Origin", FOREIGN_ORIGIN),
         )
         .await;
-    let Some(status) = ex.http_status else {
+    // A 401 refused the request for its missing credential: the `Origin` was never judged.
+    let Some(status) = ex.http_status.filter(|_| !ctx.refused(&ex)) else {
         return Ok(Vec::new());
     };
     if status == 403 {
+        return Ok(Vec::new());
+    }
+    // Refused with a JSON-RPC error at 200 by a server that sends every error with 200: the
+    // origin check works, the status is SEAL044's one finding.
+    if ex.error().is_some() && status == 200 && ctx.errors_always_200().await {
         return Ok(Vec::new());
     }
     let (observed, title) = if ex.result().is_some() {

@@ -1,4 +1,4 @@
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::context::ProbeContext;
 use crate::removed::cut;
@@ -22,7 +22,7 @@ crate::rule! {
     /// MRTR) with `inputRequests` — a map of `{method, params}` limited to
     /// `elicitation/create`, `sampling/createMessage` and `roots/list` — and/or an opaque
     /// string `requestState`, at least one of the two. A client cannot act on a result that
-    /// breaks these.
+    /// breaks these. A task (`resultType: "task"`, the tasks extension) is not judged here.
     ///
     /// Runs only the calls named with `--call NAME=JSON` (never any by default: a call may
     /// have side effects), each once, on the client path; the name was checked against
@@ -30,8 +30,8 @@ crate::rule! {
     /// `structuredContent` is validated with `mcpseal-schema` (2020-12 unless the schema's
     /// `$schema` names another draft; remote `$ref`s never fetched), not for
     /// `isError` results, and not when the schema itself is broken (SEAL036/037/038). Whether
-    /// an `inputRequests` method matches a declared client capability is not judged (mcpseal
-    /// declares none).
+    /// an `inputRequests` method matches a declared client capability is SEAL042's finding. Each
+    /// call is sent once per run and shared with SEAL042.
     pub static SEAL039 = {
         id: "SEAL039",
         anchor: None,
@@ -53,25 +53,17 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         return Ok(Vec::new());
     };
     let mut findings = Vec::new();
-    for call in calls {
-        let Some(ex) = ctx
-            .call_client(
-                method::TOOLS_CALL,
-                json!({"name": call.name, "arguments": call.arguments}),
-            )
-            .await
-        else {
-            continue;
-        };
+    for (call, ex) in calls.iter().zip(ctx.user_calls().await) {
         let Some(result) = ex.result() else {
             continue;
         };
         let tool = listing.tool(&call.name);
-        let problems = if result.get("resultType").and_then(Value::as_str) == Some("input_required")
-        {
-            input_required_problems(result)
-        } else {
-            complete_problems(result, tool.and_then(|t| t.get("outputSchema")))
+        let problems = match result.get("resultType").and_then(Value::as_str) {
+            Some("input_required") => input_required_problems(result),
+            // A task of the tasks extension is not a `CallToolResult`; whether it may be sent
+            // to a client that did not declare the extension is SEAL042's finding.
+            Some("task") => continue,
+            _ => complete_problems(result, tool.and_then(|t| t.get("outputSchema"))),
         };
         if problems.is_empty() {
             continue;
@@ -83,7 +75,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                     "A `CallToolResult` has a `content` array (also when `isError: true`) and, when the tool declares an `outputSchema`, `structuredContent` conforming to it; an `input_required` result has `inputRequests` (a map of `{method, params}` with method `elicitation/create`, `sampling/createMessage` or `roots/list`) and/or a string `requestState`.",
                     "Fix the tool's result: always return `content`; return `structuredContent` matching the declared `outputSchema` (or change the schema); build `input_required` results with the SDK's MRTR helpers.",
                 )
-                .evidence([&ex]),
+                .evidence([ex]),
         );
     }
     Ok(findings)
@@ -188,6 +180,7 @@ fn input_required_problems(result: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn input_required_results_are_judged_by_shape() {

@@ -191,6 +191,9 @@ pub(crate) fn render_probe(report: &ProbeReport) -> String {
                 "> **Incomplete:** {what}. The findings below are what the answered probes \
                  proved; the run can never be ready.\n"
             );
+            if let Some(a) = &report.access {
+                let _ = writeln!(out, "> **Access:** {}\n", cell(&super::access_note(a)));
+            }
         }
     }
     if report.state != RunState::Unreachable {

@@ -21,7 +21,7 @@ pub(crate) mod sarif;
 pub(crate) mod text;
 
 use crate::format::Format;
-use crate::model::{Finding, ProbeReport, RunState};
+use crate::model::{AccessRefusal, Finding, ProbeReport, RunState};
 
 pub use markdown::render_findings_markdown;
 pub use sarif::{ExecutionNotification, SarifRun, render_findings_sarif};
@@ -48,6 +48,26 @@ pub fn render_probe(report: &ProbeReport, format: Format, opts: &RenderOptions) 
         Format::Sarif => sarif::render_probe(report),
         Format::Markdown => markdown::render_probe(report),
     }
+}
+
+/// The access note of a run with authorization refusals, in one line: the metadata URL and
+/// what was served without a credential (a note for people, never a finding).
+pub(crate) fn access_note(a: &AccessRefusal) -> String {
+    let mut parts = Vec::new();
+    if let Some(url) = &a.resource_metadata {
+        parts.push(format!("protected-resource metadata {url}"));
+    }
+    if a.credential_sent {
+        parts.push("the credential sent was refused".to_owned());
+    } else if a.anonymous.is_empty() {
+        parts.push("nothing was served without a credential".to_owned());
+    } else {
+        parts.push(format!(
+            "served without a credential (enumerable anonymously): {}",
+            a.anonymous.join(", ")
+        ));
+    }
+    parts.join("; ")
 }
 
 /// `findings` in report order, without copying or mutating them.

@@ -279,6 +279,9 @@ fn state_block(out: &mut String, report: &ProbeReport, opts: &RenderOptions) {
             if let Some(inc) = &report.incomplete {
                 let _ = writeln!(out, "{INDENT}first failure: {}", one_line(&inc.reason));
             }
+            if let Some(a) = &report.access {
+                let _ = writeln!(out, "{INDENT}access: {}", one_line(&super::access_note(a)));
+            }
             let _ = writeln!(
                 out,
                 "{INDENT}The findings below are what the answered probes proved; what the others \

@@ -208,6 +208,7 @@ fn report(
         ready,
         unreachable: None,
         incomplete: None,
+        access: None,
         summary,
         findings,
         crashed_rules,
