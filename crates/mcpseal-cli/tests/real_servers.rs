@@ -34,23 +34,21 @@ fn everything() -> Vec<String> {
     ]
 }
 
-fn mcpseal() -> Command {
+/// `mcpseal SUBCOMMAND --timeout 60s`. The default 10 s request timeout is too short for the
+/// first answer of a fresh Python server on a loaded 2-core machine (interpreter start and SDK
+/// import: a whole `snapshot` of a Python peer took 19 s at load 15–18); a timed-out request
+/// fails the run, so this is a deadline, not a bound any assertion depends on.
+fn mcpseal(subcommand: &str) -> Command {
     let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
-    cmd.timeout(Duration::from_secs(90));
+    cmd.timeout(Duration::from_secs(90))
+        .args([subcommand, "--timeout", "60s"]);
     cmd
 }
 
 #[test]
 fn legacy_handshake_lists_the_real_servers_tools() {
-    let out = mcpseal()
-        .args([
-            "rpc",
-            "--era",
-            "2025-11-25",
-            "--handshake",
-            "tools/list",
-            "--",
-        ])
+    let out = mcpseal("rpc")
+        .args(["--era", "2025-11-25", "--handshake", "tools/list", "--"])
         .args(everything())
         .output()
         .expect("runs");
@@ -71,8 +69,8 @@ fn legacy_handshake_lists_the_real_servers_tools() {
 
 #[test]
 fn a_2026_request_to_a_2025_server_is_answered_with_an_error() {
-    let out = mcpseal()
-        .args(["rpc", "server/discover", "--"])
+    let out = mcpseal("rpc")
+        .args(["server/discover", "--"])
         .args(everything())
         .output()
         .expect("runs");
@@ -96,15 +94,8 @@ fn snapshot_twice(argv: &[String], form: &str, expected_era: &str) -> Value {
     let mut seen = Vec::new();
     for run in 0..2 {
         let capture = dir.path().join(format!("capture-{run}.json"));
-        let out = mcpseal()
-            .args([
-                "snapshot",
-                "--format",
-                "json",
-                "--form",
-                form,
-                "--save-capture",
-            ])
+        let out = mcpseal("snapshot")
+            .args(["--format", "json", "--form", form, "--save-capture"])
             .arg(&capture)
             .arg("--")
             .args(argv)

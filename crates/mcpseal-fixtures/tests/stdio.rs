@@ -2,8 +2,6 @@
 
 mod common;
 
-use std::time::Instant;
-
 use common::{StdioFixture, bare, initialize, modern, within};
 use serde_json::{Value, json};
 
@@ -223,7 +221,6 @@ async fn byte_level_knobs() {
 #[tokio::test]
 async fn pagination_and_big_surfaces() {
     within(async {
-        let started = Instant::now();
         let mut f = StdioFixture::spawn(&["--tools", "10000", "--page-size", "4000"]);
         let (mut cursor, mut total, mut pages) = (None::<String>, 0, 0);
         loop {
@@ -237,7 +234,8 @@ async fn pagination_and_big_surfaces() {
             }
         }
         assert_eq!((total, pages), (10_003, 3));
-        assert!(started.elapsed().as_secs() < 10, "10k tools must be fast");
+        // No time bound here: speed on big surfaces is measured in BENCHMARKS.md (the fixture
+        // serving 5,000 tools), and this test's bound is the DEADLINE it runs under.
         assert_eq!(
             code(
                 &f.call(&modern(9, "tools/list", json!({"cursor": "garbage"})))
