@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use dist_support::{HOST_TARGET, dist_tool, mcpseal_binary, run, workspace};
+use dist_support::{HOST_TARGET, dist_tool, mcpseal_binary, run, run_within, workspace};
 use serde_json::Value;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -300,10 +300,15 @@ fn the_launcher_names_an_unsupported_platform_and_the_way_out() {
 fn the_wheel_reuses_the_build_and_installs_into_a_fresh_venv() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let wheels = tmp.path().join("wheels");
-    let ran = run(Command::new(dist_tool("maturin"))
-        .args(["build", "--profile", "dev", "--locked", "--out"])
-        .arg(&wheels)
-        .current_dir(workspace().join("packaging/pypi")));
+    // scripts/test builds `-p mcpseal` before the suite, so this is mostly a relink; from a bare
+    // `cargo nextest run` it compiles the crates whose features differ (minutes under load).
+    let ran = run_within(
+        Command::new(dist_tool("maturin"))
+            .args(["build", "--profile", "dev", "--locked", "--out"])
+            .arg(&wheels)
+            .current_dir(workspace().join("packaging/pypi")),
+        Duration::from_secs(540),
+    );
     ran.expect_code(0, "maturin build");
     // The wheel shares the workspace's target directory. It cannot be a pure no-op after the
     // test build (cargo unifies features differently for `-p mcpseal` alone than for the

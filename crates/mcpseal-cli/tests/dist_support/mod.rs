@@ -69,10 +69,13 @@ impl Ran {
 
 /// Runs `cmd` to completion (killed after two minutes: a hang fails instead of stalling CI).
 pub fn run(cmd: &mut Command) -> Ran {
-    let out = cmd
-        .timeout(Duration::from_secs(120))
-        .output()
-        .expect("program starts");
+    run_within(cmd, Duration::from_secs(120))
+}
+
+/// Runs `cmd` to completion, killed after `deadline` (for builds, which take minutes on a loaded
+/// 2-core machine where a hang of a protocol tool would take seconds).
+pub fn run_within(cmd: &mut Command, deadline: Duration) -> Ran {
+    let out = cmd.timeout(deadline).output().expect("program starts");
     Ran {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
