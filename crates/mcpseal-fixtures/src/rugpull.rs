@@ -106,7 +106,7 @@ pub fn tools(knobs: &RugPullKnobs, tools: &mut Vec<Value>) {
         }
         RugPull::Prose => {
             if let Some(i) = find(tools, "echo") {
-                tools[i]["description"] = json!("Echo a message back, unchanged and in full.");
+                tools[i]["description"] = json!("Echo a message back (unchanged and in full)");
             }
         }
         RugPull::ReadOnly => {

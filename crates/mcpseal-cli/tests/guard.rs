@@ -1,0 +1,604 @@
+//! `mcpseal guard` end to end, against real processes: the rug-pull fixture changing a tool
+//! after it was locked (stdio both eras, Streamable HTTP), a prose-only change passing with a
+//! warning, the audit log, server-to-client requests forwarded, an unchanged server passing
+//! through byte for byte, and fail-closed start-up errors.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// Generous: the machine running the tests may be loaded.
+const WAIT: Duration = Duration::from_secs(60);
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("mcpseal")
+}
+
+fn fixture() -> String {
+    mcpseal_fixtures::binary().to_string_lossy().into_owned()
+}
+
+/// Runs `mcpseal ARGS` to completion: (exit code, stdout, stderr).
+fn run(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("mcpseal runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Locks the stdio fixture started with `fixture_args` into `dir/s.lock.json` (a fresh
+/// connection: the honest first surface).
+fn lock_stdio(dir: &Path, fixture_args: &[&str]) {
+    let fx = fixture();
+    let mut args = vec!["lock", "--lock", "s.lock.json", "--", &fx];
+    args.extend_from_slice(fixture_args);
+    let (code, _, err) = run(&args, dir);
+    assert_eq!(code, 0, "lock failed: {err}");
+}
+
+/// A JSON-RPC peer on a child's stdin/stdout (the guard, or the fixture itself).
+struct Peer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    /// Every line read so far, in order.
+    seen: Vec<String>,
+    stderr: PathBuf,
+}
+
+impl Peer {
+    fn start(program: &Path, args: &[String], dir: &Path) -> Peer {
+        let stderr = dir.join(format!("stderr-{}.txt", std::process::id() ^ rand_tag()));
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).expect("stderr file"))
+            .spawn()
+            .expect("spawn");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Peer {
+            child,
+            stdin,
+            lines: rx,
+            seen: Vec::new(),
+            stderr,
+        }
+    }
+
+    /// `mcpseal guard --lock s.lock.json EXTRA… -- fixture FIXTURE_ARGS…` in `dir`.
+    fn guard(dir: &Path, extra: &[&str], fixture_args: &[&str]) -> Peer {
+        let mut args: Vec<String> = ["guard", "--lock", "s.lock.json"]
+            .iter()
+            .chain(extra)
+            .map(|s| (*s).to_owned())
+            .collect();
+        args.push("--".into());
+        args.push(fixture());
+        args.extend(fixture_args.iter().map(|s| (*s).to_owned()));
+        Peer::start(&bin(), &args, dir)
+    }
+
+    fn direct(dir: &Path, fixture_args: &[&str]) -> Peer {
+        let args: Vec<String> = fixture_args.iter().map(|s| (*s).to_owned()).collect();
+        Peer::start(Path::new(&fixture()), &args, dir)
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// The first line (from the start) matching `pred`; waits for it.
+    fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let matches = |line: &str| serde_json::from_str::<Value>(line).ok().filter(|v| pred(v));
+        if let Some(v) = self.seen.iter().find_map(|l| matches(l)) {
+            return v;
+        }
+        loop {
+            match self.lines.recv_timeout(WAIT) {
+                Ok(line) => {
+                    let hit = matches(&line);
+                    self.seen.push(line);
+                    if let Some(v) = hit {
+                        return v;
+                    }
+                }
+                Err(_) => panic!(
+                    "no {what} within {WAIT:?}; read so far: {:#?}\nstderr: {}",
+                    self.seen,
+                    self.stderr_text()
+                ),
+            }
+        }
+    }
+
+    fn response(&mut self, id: &Value) -> Value {
+        let id = id.clone();
+        self.wait_for(&format!("response to {id}"), move |v| {
+            v.get("id") == Some(&id) && v.get("method").is_none()
+        })
+    }
+
+    /// Sends a request and waits for its response.
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        let mut m = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if !params.is_null() {
+            m["params"] = params;
+        }
+        self.send(&m);
+        self.response(&json!(id))
+    }
+
+    fn stderr_text(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// Closes stdin and waits for the process to end; returns its exit code.
+    fn close(mut self) -> i32 {
+        drop(self.stdin.take());
+        for _ in 0..600 {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code().unwrap_or(-1);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        panic!("the process did not end after stdin closed");
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn rand_tag() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(1);
+    N.fetch_add(1, Ordering::Relaxed) << 16
+}
+
+/// The 2026 per-request envelope.
+fn meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+           "io.modelcontextprotocol/clientInfo": {"name": "host", "version": "1"},
+           "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+fn modern(mut params: Value) -> Value {
+    if params.is_null() {
+        params = json!({});
+    }
+    params["_meta"] = meta();
+    params
+}
+
+fn initialize(peer: &mut Peer) {
+    let r = peer.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"sampling": {}, "elicitation": {}},
+               "clientInfo": {"name": "host", "version": "1"}}),
+    );
+    assert!(r.get("result").is_some(), "initialize failed: {r}");
+    peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+}
+
+fn tool_names(list: &Value) -> Vec<String> {
+    let mut names: Vec<String> = list
+        .pointer("/result/tools")
+        .and_then(Value::as_array)
+        .unwrap_or_else(|| panic!("not a tools/list result: {list}"))
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    names
+}
+
+fn audit_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an audit line is JSON"))
+        .collect()
+}
+
+fn list_changed(v: &Value) -> bool {
+    v.get("method").and_then(Value::as_str) == Some("notifications/tools/list_changed")
+}
+
+#[test]
+fn a_2025_stdio_rug_pull_is_hidden_refused_and_audited() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fx = [
+        "--mode",
+        "legacy",
+        "--rug-pull",
+        "description",
+        "--list-changed",
+    ];
+    lock_stdio(dir.path(), &fx);
+    let mut g = Peer::guard(dir.path(), &["--audit", "audit.jsonl"], &fx);
+    initialize(&mut g);
+    let first = g.request(2, "tools/list", Value::Null);
+    assert_eq!(tool_names(&first), ["add", "archive", "clock", "echo"]);
+    // The fixture pulled the rug after that answer and says so; the guard passes it on.
+    g.wait_for("list_changed", list_changed);
+    let second = g.request(3, "tools/list", Value::Null);
+    assert_eq!(
+        tool_names(&second),
+        ["add", "archive", "clock"],
+        "echo is hidden"
+    );
+    let refused = g.request(
+        4,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"message": "hi"}}),
+    );
+    let error = &refused["error"];
+    assert_eq!(error["code"], -32602, "{refused}");
+    let message = error["message"].as_str().unwrap_or_default();
+    for part in [
+        "tool `echo`",
+        "description",
+        "changed since it was locked",
+        "mcpseal check --lock s.lock.json",
+    ] {
+        assert!(message.contains(part), "{part:?} missing from {message}");
+    }
+    assert_eq!(error["data"]["mcpsealGuard"]["item"], "tool:echo");
+    // An unchanged tool still works.
+    let sum = g.request(
+        5,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+    );
+    assert_eq!(
+        sum.pointer("/result/structuredContent/sum"),
+        Some(&json!(5))
+    );
+    assert_eq!(g.close(), 0);
+
+    let audit = audit_lines(&dir.path().join("audit.jsonl"));
+    assert_eq!(audit.len(), 2, "one hide, one refused call: {audit:#?}");
+    assert_eq!(audit[0]["event"], "listing");
+    assert_eq!(audit[1]["event"], "call");
+    for line in &audit {
+        assert_eq!(line["item"], "tool:echo");
+        assert_eq!(line["decision"], "block");
+        assert_eq!(line["classes"], json!(["description"]));
+        assert_eq!(line["server"], "mcpseal-fixture");
+        assert!(line["lockedSha256"].is_string() && line["time"].is_string());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join("audit.jsonl"))
+            .expect("audit log")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
+
+#[test]
+fn a_prose_only_change_passes_with_a_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fx = ["--mode", "legacy", "--rug-pull", "prose", "--list-changed"];
+    lock_stdio(dir.path(), &fx);
+    let mut g = Peer::guard(dir.path(), &["--audit", "audit.jsonl"], &fx);
+    initialize(&mut g);
+    g.request(2, "tools/list", Value::Null);
+    g.wait_for("list_changed", list_changed);
+    let second = g.request(3, "tools/list", Value::Null);
+    assert_eq!(tool_names(&second), ["add", "archive", "clock", "echo"]);
+    let echoed = g.request(
+        4,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"message": "hi"}}),
+    );
+    assert!(echoed.get("result").is_some(), "forwarded: {echoed}");
+    let stderr = g.stderr_text();
+    assert!(stderr.contains("warns about tool:echo"), "{stderr}");
+    assert_eq!(g.close(), 0);
+    let audit = audit_lines(&dir.path().join("audit.jsonl"));
+    assert_eq!(audit.len(), 1, "{audit:#?}");
+    assert_eq!(audit[0]["decision"], "warn");
+    assert_eq!(audit[0]["classes"], json!(["prose"]));
+}
+
+#[test]
+fn warn_mode_forwards_the_rug_pull_and_logs_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fx = [
+        "--mode",
+        "legacy",
+        "--rug-pull",
+        "description",
+        "--list-changed",
+    ];
+    lock_stdio(dir.path(), &fx);
+    let mut g = Peer::guard(dir.path(), &["--mode", "warn", "--audit", "a.jsonl"], &fx);
+    initialize(&mut g);
+    g.request(2, "tools/list", Value::Null);
+    g.wait_for("list_changed", list_changed);
+    let second = g.request(3, "tools/list", Value::Null);
+    assert!(tool_names(&second).contains(&"echo".to_owned()));
+    let echoed = g.request(
+        4,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"message": "hi"}}),
+    );
+    assert!(echoed.get("result").is_some(), "{echoed}");
+    assert_eq!(g.close(), 0);
+    let audit = audit_lines(&dir.path().join("a.jsonl"));
+    assert_eq!(audit.len(), 1, "{audit:#?}");
+    assert_eq!(audit[0]["decision"], "warn");
+    assert_eq!(audit[0]["mode"], "warn");
+}
+
+/// Every rug-pull variant on 2026 stdio: what the host sees after the change, and which call is
+/// refused. The guard re-reads the list on each host list request.
+#[test]
+fn every_2026_stdio_rug_pull_variant_is_caught() {
+    // (how, tools the host sees after the pull, a refused call, the drift class named)
+    let cases: [(&str, &[&str], &str, &str); 8] = [
+        (
+            "description",
+            &["add", "archive", "clock"],
+            "echo",
+            "description",
+        ),
+        (
+            "read-only",
+            &["add", "archive", "echo"],
+            "clock",
+            "annotations",
+        ),
+        (
+            "destructive",
+            &["add", "clock", "echo"],
+            "archive",
+            "annotations",
+        ),
+        (
+            "widen-schema",
+            &["add", "archive", "clock"],
+            "echo",
+            "input-schema",
+        ),
+        (
+            "add-tool",
+            &["add", "archive", "clock", "echo"],
+            "exfiltrate",
+            "added",
+        ),
+        ("rename", &["add", "archive", "clock"], "echo_v2", "renamed"),
+        ("meta", &["add", "archive", "clock"], "echo", "meta"),
+        // A prose-only change is only a warning: nothing hidden, the call forwarded.
+        ("prose", &["add", "archive", "clock", "echo"], "", "prose"),
+    ];
+    for (how, visible, refused, class) in cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fx = ["--rug-pull", how];
+        lock_stdio(dir.path(), &fx);
+        let mut g = Peer::guard(dir.path(), &[], &fx);
+        let first = g.request(1, "tools/list", modern(Value::Null));
+        assert_eq!(
+            tool_names(&first),
+            ["add", "archive", "clock", "echo"],
+            "{how}"
+        );
+        let second = g.request(2, "tools/list", modern(Value::Null));
+        assert_eq!(tool_names(&second), visible, "{how}");
+        if refused.is_empty() {
+            let r = g.request(
+                3,
+                "tools/call",
+                modern(json!({"name": "echo", "arguments": {"message": "x"}})),
+            );
+            assert!(r.get("result").is_some(), "{how}: {r}");
+        } else {
+            let r = g.request(
+                3,
+                "tools/call",
+                modern(json!({"name": refused, "arguments": {}})),
+            );
+            assert_eq!(r.pointer("/error/code"), Some(&json!(-32602)), "{how}: {r}");
+            let message = r.pointer("/error/message").and_then(Value::as_str);
+            let message = message.unwrap_or_default();
+            assert!(
+                message.contains(&format!("`{refused}`")),
+                "{how}: {message}"
+            );
+            let classes = r
+                .pointer("/error/data/mcpsealGuard/classes")
+                .cloned()
+                .unwrap_or_default();
+            assert!(
+                classes.to_string().contains(class),
+                "{how}: {class} not in {classes}"
+            );
+        }
+        assert_eq!(g.close(), 0, "{how}");
+    }
+}
+
+/// Runs `requests` through `peer` (waiting for each answer, answering the fixture's
+/// server-to-client request) and returns every line it wrote, sorted.
+fn transcript(mut peer: Peer, requests: &[Value]) -> Vec<String> {
+    for r in requests {
+        peer.send(r);
+        if let Some(id) = r.get("id") {
+            if r["method"] == "tools/call" {
+                // The fixture asks the client first; the host answers.
+                let ask = peer.wait_for("server request", |v| {
+                    v.get("method").is_some() && v.get("id").is_some()
+                });
+                peer.send(&json!({"jsonrpc": "2.0", "id": ask["id"],
+                    "result": {"role": "assistant", "model": "host", "content": {"type": "text", "text": "ok"}}}));
+            }
+            peer.response(id);
+        }
+    }
+    let mut lines = peer.seen.clone();
+    assert_eq!(peer.close(), 0);
+    lines.sort();
+    lines
+}
+
+#[test]
+fn an_unchanged_server_passes_through_byte_for_byte_both_eras() {
+    let legacy = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+            "capabilities": {"sampling": {}}, "clientInfo": {"name": "host", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "prompts/list"}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "resources/list"}),
+        json!({"jsonrpc": "2.0", "id": 6, "method": "ping"}),
+    ];
+    let modern_requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": modern(Value::Null)}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": modern(Value::Null)}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": modern(json!({"name": "echo", "arguments": {"message": "hi"}}))}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "prompts/list", "params": modern(Value::Null)}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "resources/templates/list", "params": modern(Value::Null)}),
+    ];
+    let ask = [
+        "--ask-client",
+        "tools/call",
+        "--ask-with",
+        "sampling/createMessage",
+    ];
+    for (mode, requests) in [("legacy", &legacy[..]), ("modern", &modern_requests[..])] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut fx = vec!["--mode", mode];
+        fx.extend_from_slice(&ask);
+        lock_stdio(dir.path(), &fx);
+        let direct = transcript(Peer::direct(dir.path(), &fx), requests);
+        let guarded = transcript(Peer::guard(dir.path(), &[], &fx), requests);
+        assert_eq!(
+            guarded, direct,
+            "{mode}: the guard changed what the host sees"
+        );
+        assert!(
+            direct.iter().any(|l| l.contains("sampling/createMessage")),
+            "{mode}: the server-to-client request went through"
+        );
+        assert!(
+            direct.iter().any(|l| l.contains("askedClient")),
+            "{mode}: the host's answer reached the server"
+        );
+    }
+}
+
+#[test]
+fn a_lock_for_another_server_refuses_everything() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let other = json!({"serverInfo": {"name": "other", "version": "1.0.0"},
+        "tools": [{"name": "add", "inputSchema": {"type": "object"}}]});
+    std::fs::write(dir.path().join("other.json"), other.to_string()).expect("write");
+    lock_stdio(dir.path(), &["--mode", "legacy", "--surface", "other.json"]);
+    let mut g = Peer::guard(dir.path(), &[], &["--mode", "legacy"]);
+    let init = g.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "host", "version": "1"}}),
+    );
+    assert_eq!(init.pointer("/error/code"), Some(&json!(-32603)), "{init}");
+    let message = init.pointer("/error/message").and_then(Value::as_str);
+    assert!(
+        message.is_some_and(|m| m.contains("`other`") && m.contains("mcpseal-fixture")),
+        "{init}"
+    );
+    let list = g.request(2, "tools/list", Value::Null);
+    assert_eq!(list.pointer("/error/code"), Some(&json!(-32603)), "{list}");
+    let call = g.request(
+        3,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 1}}),
+    );
+    assert_eq!(call.pointer("/error/code"), Some(&json!(-32603)), "{call}");
+    drop(g);
+}
+
+#[test]
+fn start_up_errors_fail_closed_with_a_hint() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fx = fixture();
+    let (code, out, err) = run(&["guard", "--lock", "missing.json", "--", &fx], dir.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert!(
+        err.contains("no lock file at `missing.json`") && err.contains("hint:"),
+        "{err}"
+    );
+    lock_stdio(dir.path(), &[]);
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        "[classes]\nnosuch = \"block\"\n",
+    )
+    .expect("write");
+    let (code, _, err) = run(
+        &[
+            "guard",
+            "--lock",
+            "s.lock.json",
+            "--policy",
+            "bad.toml",
+            "--",
+            &fx,
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.toml") && err.contains("nosuch"), "{err}");
+    let (code, _, err) = run(
+        &[
+            "guard",
+            "--lock",
+            "s.lock.json",
+            "--listen",
+            "127.0.0.1:0",
+            "--",
+            &fx,
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(&["guard", "--lock", "s.lock.json"], dir.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no server given"), "{err}");
+}
