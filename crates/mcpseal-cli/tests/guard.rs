@@ -602,3 +602,143 @@ fn start_up_errors_fail_closed_with_a_hint() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no server given"), "{err}");
 }
+
+/// `mcpseal guard --lock s.lock.json --upstream URL --listen 127.0.0.1:0` in `dir`; its
+/// endpoint URL.
+fn http_guard(dir: &Path, upstream: &str) -> (Peer, String) {
+    let args: Vec<String> = [
+        "guard",
+        "--lock",
+        "s.lock.json",
+        "--upstream",
+        upstream,
+        "--listen",
+        "127.0.0.1:0",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    let mut peer = Peer::start(&bin(), &args, dir);
+    let url = match peer.lines.recv_timeout(WAIT) {
+        Ok(line) => line.trim().to_owned(),
+        Err(_) => panic!("the guard printed no URL: {}", peer.stderr_text()),
+    };
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    (peer, url)
+}
+
+/// `mcpseal rpc METHOD URL` (2025 with the handshake, else 2026): the response.
+fn rpc(dir: &Path, era: &str, method: &str, params: &Value, url: &str) -> Value {
+    let params = params.to_string();
+    let mut args = vec!["rpc", "--era", era, method, "--params", &params, url];
+    if era == "2025-11-25" {
+        args.insert(1, "--handshake");
+    }
+    let (_, out, err) = run(&args, dir);
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|_| panic!("rpc: {out}\n{err}"));
+    doc["exchange"]["response"].clone()
+}
+
+#[test]
+fn the_http_front_blocks_a_rug_pull_and_passes_the_rest_untouched_both_eras() {
+    for (mode, era) in [("modern", "2026-07-28"), ("legacy", "2025-11-25")] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        // Locked on a twin that never pulls its rug (one HTTP process serves every connection).
+        let twin = mcpseal_fixtures::HttpFixture::start(&[
+            "--mode",
+            mode,
+            "--rug-pull",
+            "description",
+            "--rug-pull-after-calls",
+            "1000000",
+            "--list-changed",
+        ]);
+        let (code, _, err) = run(&["lock", "--lock", "s.lock.json", &twin.url], d);
+        assert_eq!(code, 0, "{mode}: {err}");
+        let upstream = mcpseal_fixtures::HttpFixture::start(&[
+            "--mode",
+            mode,
+            "--rug-pull",
+            "description",
+            "--list-changed",
+        ]);
+        let (guard, url) = http_guard(d, &upstream.url);
+        let list = rpc(d, era, "tools/list", &json!({}), &url);
+        assert_eq!(
+            tool_names(&list),
+            ["add", "archive", "clock", "echo"],
+            "{mode}"
+        );
+        // That listing pulled the rug; the next one is read again and judged.
+        let list = rpc(d, era, "tools/list", &json!({}), &url);
+        assert_eq!(tool_names(&list), ["add", "archive", "clock"], "{mode}");
+        let echo = json!({"name": "echo", "arguments": {"message": "hi"}});
+        let refused = rpc(d, era, "tools/call", &echo, &url);
+        assert_eq!(
+            refused.pointer("/error/code"),
+            Some(&json!(-32602)),
+            "{mode}: {refused}"
+        );
+        assert_eq!(
+            refused["error"]["data"]["mcpsealGuard"]["item"],
+            "tool:echo"
+        );
+        // What is not blocked is what the server says, byte for byte once parsed.
+        let add = json!({"name": "add", "arguments": {"a": 2, "b": 3}});
+        let through = rpc(d, era, "tools/call", &add, &url);
+        let direct = rpc(d, era, "tools/call", &add, &upstream.url);
+        assert!(through.get("result").is_some(), "{mode}: {through}");
+        assert_eq!(through, direct, "{mode}");
+        let prompts = rpc(d, era, "prompts/list", &json!({}), &url);
+        let direct = rpc(d, era, "prompts/list", &json!({}), &upstream.url);
+        assert_eq!(prompts, direct, "{mode}");
+        drop(guard);
+    }
+}
+
+#[test]
+fn the_stdio_front_guards_an_http_upstream() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let twin = mcpseal_fixtures::HttpFixture::start(&[
+        "--rug-pull",
+        "widen-schema",
+        "--rug-pull-after-calls",
+        "1000000",
+    ]);
+    let (code, _, err) = run(&["lock", "--lock", "s.lock.json", &twin.url], dir.path());
+    assert_eq!(code, 0, "{err}");
+    let upstream = mcpseal_fixtures::HttpFixture::start(&["--rug-pull", "widen-schema"]);
+    let args: Vec<String> = [
+        "guard",
+        "--lock",
+        "s.lock.json",
+        "--upstream",
+        &upstream.url,
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    let mut g = Peer::start(&bin(), &args, dir.path());
+    let first = g.request(1, "tools/list", modern(Value::Null));
+    assert_eq!(tool_names(&first), ["add", "archive", "clock", "echo"]);
+    let second = g.request(2, "tools/list", modern(Value::Null));
+    assert_eq!(tool_names(&second), ["add", "archive", "clock"]);
+    let r = g.request(
+        3,
+        "tools/call",
+        modern(json!({"name": "echo", "arguments": {"path": "/etc/passwd"}})),
+    );
+    assert_eq!(r.pointer("/error/code"), Some(&json!(-32602)), "{r}");
+    let r = g.request(
+        4,
+        "tools/call",
+        modern(json!({"name": "add", "arguments": {"a": 1, "b": 1}})),
+    );
+    assert_eq!(
+        r.pointer("/result/structuredContent/sum"),
+        Some(&json!(2)),
+        "{r}"
+    );
+    assert_eq!(g.close(), 0);
+}
