@@ -653,6 +653,10 @@ fn the_http_front_blocks_a_rug_pull_and_passes_the_rest_untouched_both_eras() {
             "--rug-pull-after-calls",
             "1000000",
             "--list-changed",
+            "--ask-client",
+            "tools/call",
+            "--ask-with",
+            "elicitation/create",
         ]);
         let (code, _, err) = run(&["lock", "--lock", "s.lock.json", &twin.url], d);
         assert_eq!(code, 0, "{mode}: {err}");
@@ -662,6 +666,10 @@ fn the_http_front_blocks_a_rug_pull_and_passes_the_rest_untouched_both_eras() {
             "--rug-pull",
             "description",
             "--list-changed",
+            "--ask-client",
+            "tools/call",
+            "--ask-with",
+            "elicitation/create",
         ]);
         let (guard, url) = http_guard(d, &upstream.url);
         let list = rpc(d, era, "tools/list", &json!({}), &url);
@@ -686,9 +694,25 @@ fn the_http_front_blocks_a_rug_pull_and_passes_the_rest_untouched_both_eras() {
         );
         // What is not blocked is what the server says, byte for byte once parsed.
         let add = json!({"name": "add", "arguments": {"a": 2, "b": 3}});
-        let through = rpc(d, era, "tools/call", &add, &url);
-        let direct = rpc(d, era, "tools/call", &add, &upstream.url);
-        assert!(through.get("result").is_some(), "{mode}: {through}");
+        // The fixture numbers its requests to the client: the one number that may differ.
+        let unnumbered = |mut v: Value| {
+            if let Some(asked) = v
+                .pointer_mut("/result/askedClient")
+                .and_then(Value::as_object_mut)
+            {
+                asked.remove("id");
+            }
+            v
+        };
+        let through = unnumbered(rpc(d, era, "tools/call", &add, &url));
+        let direct = unnumbered(rpc(d, era, "tools/call", &add, &upstream.url));
+        // The server asked the client (elicitation) mid-call, on the call's event stream; the
+        // client's answer went back through the guard.
+        assert_eq!(
+            through.pointer("/result/askedClient/error/message"),
+            Some(&json!("mcpseal does not serve client methods")),
+            "{mode}: the client's own answer: {through}"
+        );
         assert_eq!(through, direct, "{mode}");
         let prompts = rpc(d, era, "prompts/list", &json!({}), &url);
         let direct = rpc(d, era, "prompts/list", &json!({}), &upstream.url);
