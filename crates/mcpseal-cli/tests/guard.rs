@@ -766,3 +766,45 @@ fn the_stdio_front_guards_an_http_upstream() {
     );
     assert_eq!(g.close(), 0);
 }
+
+/// The rule ids `mcpseal probe --format json TARGET…` reports.
+fn probe_rules(dir: &Path, target: &[&str]) -> Vec<String> {
+    let mut args = vec!["probe", "--format", "json"];
+    args.extend_from_slice(target);
+    let (_, out, err) = run(&args, dir);
+    let report: Value =
+        serde_json::from_str(&out).unwrap_or_else(|_| panic!("probe: {out}\n{err}"));
+    assert_eq!(report["summary"]["crashed"], 0, "{out}");
+    let mut rules: Vec<String> = report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["ruleId"].as_str().map(str::to_owned))
+        .collect();
+    rules.sort();
+    rules
+}
+
+#[test]
+fn the_probe_finds_nothing_through_the_guard_that_the_fixture_alone_does_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let fx = fixture();
+    let guard = bin().to_string_lossy().into_owned();
+    lock_stdio(d, &[]);
+    let direct = probe_rules(d, &["--", &fx]);
+    let through = probe_rules(
+        d,
+        &["--", &guard, "guard", "--lock", "s.lock.json", "--", &fx],
+    );
+    assert_eq!(through, direct, "stdio");
+
+    let upstream = mcpseal_fixtures::HttpFixture::start(&[]);
+    let (code, _, err) = run(&["lock", "--lock", "s.lock.json", &upstream.url], d);
+    assert_eq!(code, 0, "{err}");
+    let (g, url) = http_guard(d, &upstream.url);
+    let direct = probe_rules(d, &[&upstream.url]);
+    let through = probe_rules(d, &[&url]);
+    assert_eq!(through, direct, "Streamable HTTP");
+    drop(g);
+}

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use mcpseal_client::Message;
 use mcpseal_protocol::jsonrpc::{self, MessageKind};
-use mcpseal_protocol::{Era, ListKind, method};
+use mcpseal_protocol::{Era, ListKind, keys, method};
 use serde_json::Value;
 
 use crate::dress::Dress;
@@ -68,7 +68,10 @@ pub fn route(message: &Value) -> Route {
         method::PROMPTS_GET => text("name").map_or(Route::Forward, |n| {
             Route::Item(ItemRef::new(ListKind::Prompts, n))
         }),
-        method::RESOURCES_READ | method::RESOURCES_SUBSCRIBE => {
+        method::RESOURCES_READ => text("uri").map_or(Route::Forward, Route::Uri),
+        // 2026 has no `resources/subscribe`: a 2026 request for it is the upstream's to refuse
+        // (-32601), and a guard answering it would add a conformance fault of its own.
+        method::RESOURCES_SUBSCRIBE if !is_modern(params) => {
             text("uri").map_or(Route::Forward, Route::Uri)
         }
         method::COMPLETION_COMPLETE => {
@@ -86,6 +89,14 @@ pub fn route(message: &Value) -> Route {
         }
         _ => Route::Forward,
     }
+}
+
+/// Whether request params carry the 2026 per-request envelope.
+fn is_modern(params: Option<&Value>) -> bool {
+    params
+        .and_then(|p| p.get(keys::META))
+        .and_then(|m| m.get(keys::META_PROTOCOL_VERSION))
+        .is_some()
 }
 
 /// Judges a routed call; reads a list first when the guard has not seen it (or it is stale),

@@ -37,6 +37,7 @@ use axum::routing::any;
 use futures_util::stream;
 use mcpseal_client::{Header, Message, Reply, ReplyBody, ReplyStream, StreamItem};
 use mcpseal_protocol::method::code;
+use mcpseal_protocol::{keys, routing};
 use mcpseal_server::{HttpLimits, HttpOptions, MCP_PATH, ServeError, limit, serve_router};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -186,6 +187,14 @@ async fn post(ctx: &Arc<Ctx>, headers: Vec<(String, String)>, body: Bytes) -> Re
         }
     };
     let route = intercept::route(message.value());
+    if matches!(route, Route::List(_) | Route::Item(_) | Route::Uri(_))
+        && let Some(error) = routing_mismatch(message.value(), &headers)
+    {
+        // The guard answers these itself (or judges them before the upstream sees them), so it
+        // refuses bad routing headers as a 2026 server must, instead of hiding them.
+        let id = message.id().cloned().unwrap_or(Value::Null);
+        return json_response(400, &json!({"jsonrpc": "2.0", "id": id, "error": error}));
+    }
     match route {
         Route::Forward => forward(ctx, &message, headers).await,
         Route::Server(era) => {
@@ -209,6 +218,37 @@ async fn post(ctx: &Arc<Ctx>, headers: Vec<(String, String)>, body: Bytes) -> Re
             }
         }
     }
+}
+
+/// The `-32020` error for a 2026 request whose `MCP-Protocol-Version`, `Mcp-Method` or
+/// `Mcp-Name` is missing, repeated or disagrees with its body (`Mcp-Param-*` is left to the
+/// upstream, which sees the request as the host sent it).
+fn routing_mismatch(message: &Value, headers: &[(String, String)]) -> Option<Value> {
+    let checked = [
+        keys::HEADER_PROTOCOL_VERSION,
+        keys::HEADER_MCP_METHOD,
+        keys::HEADER_MCP_NAME,
+    ];
+    for (name, expected) in routing::routing_headers(message, None) {
+        if !checked.iter().any(|c| c.eq_ignore_ascii_case(&name)) {
+            continue;
+        }
+        let sent: Vec<&str> = headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(&name))
+            .map(|(_, v)| v.as_str())
+            .collect();
+        let why = match sent.as_slice() {
+            [] => "is missing",
+            [one] if *one == expected => continue,
+            [_] => "does not match the body",
+            _ => "is repeated",
+        };
+        return Some(json!({"code": code::HEADER_MISMATCH,
+            "message": format!("Header mismatch: {name} {why}"),
+            "data": {"header": name, "value": sent.first(), "expected": expected}}));
+    }
+    None
 }
 
 /// The upstream's base headers with the host's in place of same-named ones.
