@@ -618,7 +618,7 @@ fn http_guard(dir: &Path, upstream: &str) -> (Peer, String) {
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
-    let mut peer = Peer::start(&bin(), &args, dir);
+    let peer = Peer::start(&bin(), &args, dir);
     let url = match peer.lines.recv_timeout(WAIT) {
         Ok(line) => line.trim().to_owned(),
         Err(_) => panic!("the guard printed no URL: {}", peer.stderr_text()),
