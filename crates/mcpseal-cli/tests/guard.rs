@@ -808,3 +808,55 @@ fn the_probe_finds_nothing_through_the_guard_that_the_fixture_alone_does_not() {
     assert_eq!(through, direct, "Streamable HTTP");
     drop(g);
 }
+
+#[test]
+fn the_policy_decides_per_class_and_per_item() {
+    let fx = [
+        "--mode",
+        "legacy",
+        "--rug-pull",
+        "description",
+        "--list-changed",
+    ];
+    // (policy, echo visible after the pull, audit decisions)
+    let cases: [(&str, bool, &[&str]); 3] = [
+        (
+            "[items.\"tool:echo\"]\ndescription = \"warn\"\n",
+            true,
+            &["warn"],
+        ),
+        ("[classes]\ndescription = \"allow\"\n", true, &[]),
+        // An item rule for another tool leaves echo under the global default (block).
+        (
+            "[items.\"tool:add\"]\ndescription = \"allow\"\n",
+            false,
+            &["block"],
+        ),
+    ];
+    for (policy, visible, decisions) in cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        lock_stdio(dir.path(), &fx);
+        std::fs::write(dir.path().join("guard.toml"), policy).expect("write");
+        let mut g = Peer::guard(
+            dir.path(),
+            &["--policy", "guard.toml", "--audit", "a.jsonl"],
+            &fx,
+        );
+        initialize(&mut g);
+        g.request(2, "tools/list", Value::Null);
+        g.wait_for("list_changed", list_changed);
+        let second = g.request(3, "tools/list", Value::Null);
+        assert_eq!(
+            tool_names(&second).contains(&"echo".to_owned()),
+            visible,
+            "{policy}"
+        );
+        assert_eq!(g.close(), 0);
+        let audit = audit_lines(&dir.path().join("a.jsonl"));
+        let got: Vec<&str> = audit
+            .iter()
+            .filter_map(|l| l["decision"].as_str())
+            .collect();
+        assert_eq!(got, decisions, "{policy}");
+    }
+}
