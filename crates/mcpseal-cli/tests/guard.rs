@@ -860,3 +860,86 @@ fn the_policy_decides_per_class_and_per_item() {
         assert_eq!(got, decisions, "{policy}");
     }
 }
+
+#[test]
+fn wrap_and_unwrap_round_trip_host_configs_and_the_wrapped_entry_runs_behind_the_guard() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let fx = fixture();
+    // Claude Desktop / Cursor: `mcpServers`, stdio and URL entries; hand-written spacing.
+    let claude = format!(
+        "{{\n    \"mcpServers\": {{\n        \"fx\": {{ \"command\": {fx:?}, \"args\": [\"--mode\", \"legacy\"] }},\n        \"remote\": {{ \"url\": \"https://example.com/mcp\", \"headers\": {{ \"Authorization\": \"Bearer s3cret\" }} }}\n    }},\n    \"theme\": \"dark\"\n}}\n"
+    );
+    // VS Code: `servers`, with `type`.
+    let vscode = "{\"servers\":{\"api\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:9/mcp\"},\"cli\":{\"type\":\"stdio\",\"command\":\"node\",\"args\":[\"s.js\"]}},\"inputs\":[]}";
+    for (name, text) in [("claude.json", claude.as_str()), ("mcp.json", vscode)] {
+        let config = d.join(name);
+        std::fs::write(&config, text).expect("write");
+        let (code, out, err) = run(&["guard", "wrap", name, "--locks", "locks"], d);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("wrapped"), "{out}");
+        let wrapped = std::fs::read_to_string(&config).expect("read");
+        assert_ne!(wrapped, text);
+        assert!(
+            !wrapped.contains("s3cret\"]"),
+            "no credential in args: {wrapped}"
+        );
+        let doc: Value = serde_json::from_str(&wrapped).expect("JSON");
+        let servers = doc
+            .get("mcpServers")
+            .or_else(|| doc.get("servers"))
+            .and_then(Value::as_object)
+            .expect("servers");
+        for (server, entry) in servers {
+            assert_eq!(entry["args"][0], "guard", "{server}");
+            let lock = entry["args"][2].as_str().unwrap_or_default();
+            assert!(Path::new(lock).is_absolute(), "{server}: {lock}");
+        }
+        // Twice: nothing changes.
+        let (code, out, _) = run(&["guard", "wrap", name, "--locks", "locks"], d);
+        assert_eq!(code, 0);
+        assert!(out.contains("already") && !out.contains("wrapped"), "{out}");
+        assert_eq!(std::fs::read_to_string(&config).expect("read"), wrapped);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let backup = d.join(format!("{name}.mcpseal-guard.bak"));
+            let mode = std::fs::metadata(&backup)
+                .expect("backup")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        if name == "claude.json" {
+            // The wrapped stdio entry, started as the host would, is the guard in front of the
+            // fixture, enforcing the lock written where the entry says.
+            let fx_entry = &servers["fx"];
+            let lock = fx_entry["args"][2].as_str().expect("lock path");
+            let (code, _, err) = run(&["lock", "--lock", lock, "--", &fx, "--mode", "legacy"], d);
+            assert_eq!(code, 0, "{err}");
+            let args: Vec<String> = fx_entry["args"]
+                .as_array()
+                .expect("args")
+                .iter()
+                .filter_map(|a| a.as_str().map(str::to_owned))
+                .collect();
+            let program = fx_entry["command"].as_str().expect("command");
+            let other = tempfile::tempdir().expect("another cwd");
+            let mut g = Peer::start(Path::new(program), &args, other.path());
+            initialize(&mut g);
+            let list = g.request(2, "tools/list", Value::Null);
+            assert_eq!(tool_names(&list), ["add", "clock", "echo"]);
+            assert_eq!(g.close(), 0);
+        }
+        let (code, _, err) = run(&["guard", "unwrap", name], d);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            std::fs::read_to_string(&config).expect("read"),
+            text,
+            "byte-identical after unwrap"
+        );
+        let (code, _, err) = run(&["guard", "unwrap", name], d);
+        assert_eq!(code, 2, "no backup left: {err}");
+        assert!(err.contains("hint:"), "{err}");
+    }
+}

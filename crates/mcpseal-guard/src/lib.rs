@@ -33,6 +33,7 @@ pub mod audit;
 pub mod dress;
 pub mod drift;
 mod front;
+pub mod hostconfig;
 pub mod intercept;
 pub mod lists;
 pub mod live;

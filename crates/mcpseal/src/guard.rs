@@ -256,3 +256,189 @@ pub async fn run(
         }
     }
 }
+
+/// The backup `mcpseal guard wrap` writes next to `config` (and `unwrap` restores).
+pub fn backup_path(config: &Path) -> PathBuf {
+    let mut name = config
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(".mcpseal-guard.bak");
+    config.with_file_name(name)
+}
+
+/// Why a host configuration could not be wrapped or unwrapped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostConfigError {
+    /// The file cannot be read or written.
+    #[error("`{path}`: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not JSON.
+    #[error("`{path}` is not JSON: {why}")]
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// The parser's words.
+        why: String,
+    },
+    /// The configuration cannot be wrapped.
+    #[error("`{path}`: {source}")]
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: mcpseal_guard::hostconfig::HostConfigError,
+    },
+    /// `unwrap` without a backup.
+    #[error("no backup `{0}` to restore")]
+    NoBackup(PathBuf),
+}
+
+impl HostConfigError {
+    /// The `hint:` line.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            HostConfigError::Io { .. } => "check the path and its permissions",
+            HostConfigError::NotJson { .. } | HostConfigError::Config { .. } => {
+                "pass the host's MCP configuration: Claude Desktop's or Cursor's (`mcpServers`), VS Code's `mcp.json` (`servers`); nothing was changed"
+            }
+            HostConfigError::NoBackup(_) => {
+                "the configuration was not wrapped by `mcpseal guard wrap` (or its backup was removed); nothing was changed"
+            }
+        }
+    }
+}
+
+/// Wraps the host configuration `config` so every server runs behind `program guard` with its
+/// own lock under `locks` (see `mcpseal_guard::hostconfig`). The original bytes are kept in
+/// [`backup_path`] (mode 0600) the first time; both writes are atomic and keep the
+/// configuration's permissions. Wrapping a wrapped configuration changes nothing.
+///
+/// # Errors
+/// [`HostConfigError`]; the configuration is then untouched.
+pub fn wrap_config(
+    config: &Path,
+    program: &str,
+    locks: &Path,
+) -> Result<mcpseal_guard::hostconfig::Wrapped, HostConfigError> {
+    let io = |source| HostConfigError::Io {
+        path: config.to_owned(),
+        source,
+    };
+    let bytes = std::fs::read(config).map_err(io)?;
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| HostConfigError::NotJson {
+            path: config.to_owned(),
+            why: e.to_string(),
+        })?;
+    let done = mcpseal_guard::hostconfig::wrap(&mut value, program, locks).map_err(|source| {
+        HostConfigError::Config {
+            path: config.to_owned(),
+            source,
+        }
+    })?;
+    if done.wrapped.is_empty() {
+        return Ok(done);
+    }
+    // Created now, so that `mcpseal lock --lock DIR/NAME.lock.json` can write there.
+    std::fs::create_dir_all(locks).map_err(|source| HostConfigError::Io {
+        path: locks.to_owned(),
+        source,
+    })?;
+    let backup = backup_path(config);
+    if !backup.exists() {
+        write_private(&backup, &bytes, 0o600).map_err(|source| HostConfigError::Io {
+            path: backup.clone(),
+            source,
+        })?;
+    }
+    let mut text =
+        serde_json::to_string_pretty(&value).map_err(|e| io(std::io::Error::other(e)))?;
+    text.push('\n');
+    write_private(config, text.as_bytes(), mode_of(config)).map_err(io)?;
+    Ok(done)
+}
+
+/// Restores the host configuration from its backup, byte for byte, and removes the backup.
+///
+/// # Errors
+/// [`HostConfigError::NoBackup`], or an I/O error (the configuration is then untouched).
+pub fn unwrap_config(config: &Path) -> Result<(), HostConfigError> {
+    let backup = backup_path(config);
+    let bytes = match std::fs::read(&backup) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(HostConfigError::NoBackup(backup));
+        }
+        Err(source) => {
+            return Err(HostConfigError::Io {
+                path: backup,
+                source,
+            });
+        }
+    };
+    // The configuration keeps its own permissions (wrap kept them too).
+    write_private(config, &bytes, mode_of(config)).map_err(|source| HostConfigError::Io {
+        path: config.to_owned(),
+        source,
+    })?;
+    std::fs::remove_file(&backup).map_err(|source| HostConfigError::Io {
+        path: backup,
+        source,
+    })
+}
+
+#[cfg(unix)]
+fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .map(|m| m.permissions().mode() & 0o777)
+        .unwrap_or(0o600)
+}
+
+#[cfg(not(unix))]
+fn mode_of(_: &Path) -> u32 {
+    0o600
+}
+
+/// Replaces `path` with `bytes` atomically (a synced temporary file in the same directory,
+/// created with `mode` before any byte is written, renamed over it).
+fn write_private(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.mcpseal-guard-{}.tmp", std::process::id()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(mode);
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    let written = (|| {
+        let mut f = options.open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}

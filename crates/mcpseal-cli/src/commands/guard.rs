@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use mcpseal::client::{Target, redact_url};
 use mcpseal::guard::{Front, GuardEnd, GuardSetup, Mode, ReviewHint, StdioEnd};
 
@@ -24,7 +24,11 @@ pub enum ModeArg {
 
 /// `mcpseal guard`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct GuardArgs {
+    /// Host configurations: put every server behind the guard, or take it out again.
+    #[command(subcommand)]
+    pub action: Option<GuardAction>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub lock: LockFileArgs,
@@ -53,7 +57,46 @@ pub struct GuardArgs {
     pub connect: ConnectArgs,
 }
 
+/// `mcpseal guard wrap|unwrap`.
+#[derive(Debug, Subcommand)]
+pub enum GuardAction {
+    /// Rewrite a host's MCP configuration (Claude Desktop's or Cursor's `mcpServers`, VS Code's
+    /// `mcp.json` `servers`) so each server runs behind the guard with its own lock under
+    /// `--locks`; the original is kept as `CONFIG.mcpseal-guard.bak` (mode 0600). Idempotent.
+    Wrap(WrapArgs),
+    /// Restore the configuration from its backup, byte for byte.
+    Unwrap(UnwrapArgs),
+}
+
+/// `mcpseal guard wrap`.
+#[derive(Debug, Args)]
+pub struct WrapArgs {
+    /// The host configuration (JSON).
+    #[arg(value_name = "CONFIG")]
+    pub config: PathBuf,
+    /// The directory of the per-server locks (`NAME.lock.json`); default: `mcpseal-locks` next
+    /// to the configuration.
+    #[arg(long, value_name = "DIR")]
+    pub locks: Option<PathBuf>,
+    /// The guard's executable as the host should start it; default: this `mcpseal`.
+    #[arg(long, value_name = "PATH")]
+    pub program: Option<String>,
+}
+
+/// `mcpseal guard unwrap`.
+#[derive(Debug, Args)]
+pub struct UnwrapArgs {
+    /// The host configuration (JSON) `wrap` rewrote.
+    #[arg(value_name = "CONFIG")]
+    pub config: PathBuf,
+}
+
 pub async fn run(args: GuardArgs) -> Result<Outcome, CliError> {
+    match &args.action {
+        Some(GuardAction::Wrap(w)) => return wrap(w),
+        Some(GuardAction::Unwrap(u)) => return unwrap(u),
+        None => {}
+    }
     let target = match (&args.upstream, args.command.is_empty()) {
         (Some(url), true) => Target::http(url.clone()),
         (None, false) => Target::stdio(args.command.iter().cloned()),
@@ -125,4 +168,51 @@ fn hint(args: &GuardArgs, target: &Target) -> ReviewHint {
         review: format!("mcpseal check --lock {lock} {server}"),
         approve: format!("mcpseal lock --lock {lock} {server}"),
     }
+}
+
+fn wrap(args: &WrapArgs) -> Result<Outcome, CliError> {
+    let locks = match &args.locks {
+        Some(d) => d.clone(),
+        None => args
+            .config
+            .parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join("mcpseal-locks"),
+    };
+    // The host starts the guard from a directory of its own choosing: the locks' path must not
+    // depend on it.
+    let locks = std::path::absolute(&locks).map_err(CliError::from)?;
+    let program = match &args.program {
+        Some(p) => p.clone(),
+        None => std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "mcpseal".to_owned()),
+    };
+    let done = mcpseal::guard::wrap_config(&args.config, &program, &locks)
+        .map_err(|e| CliError::usage(e.to_string()).hint(e.hint()))?;
+    let mut text = String::new();
+    for (name, lock) in &done.wrapped {
+        text.push_str(&format!("wrapped  {name}  (lock: {lock})\n"));
+    }
+    for name in &done.already {
+        text.push_str(&format!("already  {name}\n"));
+    }
+    output::emit(&text, None)?;
+    if !done.wrapped.is_empty() {
+        output::note(&format!(
+            "mcpseal guard: write each lock before the host starts the servers: `mcpseal lock --lock {}/NAME.lock.json -- COMMAND` (or `… URL`); until then the guard refuses to start them",
+            locks.display()
+        ));
+    }
+    Ok(Outcome::Ok)
+}
+
+fn unwrap(args: &UnwrapArgs) -> Result<Outcome, CliError> {
+    mcpseal::guard::unwrap_config(&args.config)
+        .map_err(|e| CliError::usage(e.to_string()).hint(e.hint()))?;
+    output::note(&format!(
+        "mcpseal guard: restored `{}`",
+        args.config.display()
+    ));
+    Ok(Outcome::Ok)
 }
