@@ -10,6 +10,13 @@
 //! Run: `cargo build --release -p mcpseal-fixtures && cargo bench -p mcpseal-core
 //! --no-default-features --bench guard_latency` (`GUARD_BENCH_CALLS`, default 20 000 per side).
 
+#![allow(missing_docs, reason = "bench binary")]
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a bench binary reports on stdout, the guard's notes on stderr"
+)]
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
