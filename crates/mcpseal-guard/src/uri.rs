@@ -9,9 +9,9 @@
 //! operator makes the template match nothing (fail closed).
 
 /// Longest URI judged (longer ones match no template).
-const MAX_URI: usize = 2048;
+pub const MAX_URI: usize = 2048;
 /// Most literal and expression parts in a template (more: it matches nothing).
-const MAX_PARTS: usize = 32;
+pub const MAX_PARTS: usize = 32;
 
 /// Whether `uri` could have been expanded from `template`.
 ///
