@@ -50,6 +50,9 @@ pub enum Command {
     /// Serve a static site as a read-only MCP server whose every answer is checked against its
     /// signed `sha256sum` manifest (stdio by default; `--http ADDR`; `--cli VERB`; `--check`).
     Serve(crate::commands::serve::ServeArgs),
+    /// A pinning proxy between a host and a server: the host sees and calls only what the lock
+    /// approves (`-- COMMAND` for stdio, `--upstream URL` with or without `--listen ADDR`).
+    Guard(crate::commands::guard::GuardArgs),
 }
 
 /// The server to speak to: a URL, or a command after `--`.

@@ -65,6 +65,13 @@ impl From<mcpseal::serve::ServeError> for CliError {
     }
 }
 
+impl From<mcpseal::guard::GuardError> for CliError {
+    fn from(e: mcpseal::guard::GuardError) -> Self {
+        let hint = e.hint();
+        CliError::usage(e.to_string()).hint(hint)
+    }
+}
+
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {

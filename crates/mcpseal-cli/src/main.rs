@@ -46,6 +46,7 @@ fn main() -> ExitCode {
             Command::Registry(args) => commands::registry::run(args).await,
             Command::Card(args) => commands::card::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
+            Command::Guard(args) => commands::guard::run(args).await,
         }
     });
     // Children of stdio targets are killed when their connection drops; do not wait on

@@ -36,6 +36,11 @@ pub struct AskKnobs {
     /// request with BYTES of notifications (a client whose stdout reader waits for stdin deadlocks)
     #[arg(long, value_name = "BYTES", requires = "ask_client")]
     pub ask_padding: Option<usize>,
+
+    /// With --ask-client: ask this instead of `roots/list` (`sampling/createMessage` and
+    /// `elicitation/create` get params a client can answer), for forwarding tests
+    #[arg(long, value_name = "METHOD", requires = "ask_client")]
+    pub ask_with: Option<String>,
 }
 
 /// The id of the request the fixture sends the client.
@@ -43,8 +48,17 @@ fn ask_id(n: u64) -> Value {
     json!(format!("fixture-ask-{n}"))
 }
 
-fn ask_request(id: &Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"})
+fn ask_request(knobs: &AskKnobs, id: &Value) -> Value {
+    match knobs.ask_with.as_deref() {
+        Some(m @ "sampling/createMessage") => json!({"jsonrpc": "2.0", "id": id, "method": m,
+            "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello?"}}],
+                       "maxTokens": 16}}),
+        Some(m @ "elicitation/create") => json!({"jsonrpc": "2.0", "id": id, "method": m,
+            "params": {"mode": "form", "message": "Proceed?",
+                       "requestedSchema": {"type": "object", "properties": {}}}}),
+        Some(m) => json!({"jsonrpc": "2.0", "id": id, "method": m}),
+        None => json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"}),
+    }
 }
 
 fn final_answer(request: &Value, answer: &Value) -> Value {
@@ -99,7 +113,7 @@ impl StdioAsk {
         self.asked += 1;
         let id = ask_id(self.asked);
         let mut out = io::stdout().lock();
-        writeln!(out, "{}", ask_request(&id))?;
+        writeln!(out, "{}", ask_request(knobs, &id))?;
         let mut left = knobs.ask_padding.unwrap_or(0);
         let pad = "p".repeat(16 * 1024);
         while left > 0 {
@@ -148,7 +162,7 @@ pub fn http_post(knobs: &AskKnobs, msg: &Value) -> Option<Response> {
     let (tx, rx) = oneshot::channel();
     lock(waiters()).insert(id.as_str().unwrap_or_default().to_owned(), tx);
     let request = msg.clone();
-    let first = crate::sse::event(&ask_request(&id));
+    let first = crate::sse::event(&ask_request(knobs, &id));
     let then = async move {
         let answer = rx.await.unwrap_or(Value::Null);
         crate::sse::event(&final_answer(&request, &answer))

@@ -227,7 +227,17 @@ async fn post(h: Shared, headers: HeaderMap, body: Bytes) -> Response {
             status,
             session,
         } => {
-            if h.knobs.sse && status == 200 {
+            let notes = if h.knobs.mode == Mode::Legacy {
+                crate::rugpull::take_notifications(true, true, &[])
+            } else {
+                Vec::new()
+            };
+            if !notes.is_empty() {
+                let events: Vec<String> = notes.iter().chain([&body]).map(sse::event).collect();
+                let mut r = sse::response(StatusCode::OK, stream::iter(events));
+                add_session(&mut r, session);
+                r
+            } else if h.knobs.sse && status == 200 {
                 let mut r = sse::response(StatusCode::OK, sse::finite(&msg, &body));
                 add_session(&mut r, session);
                 r
@@ -242,6 +252,12 @@ async fn post(h: Shared, headers: HeaderMap, body: Bytes) -> Response {
             None,
         ),
         Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
+        Outcome::Listen { before, ack }
+            if h.knobs.rug.rug_pull.is_some() && h.knobs.list_changed =>
+        {
+            let first: Vec<String> = before.iter().chain([&ack]).map(sse::event).collect();
+            sse::response(StatusCode::OK, crate::rugpull::listen_stream(first, ack))
+        }
         Outcome::Listen { before, ack } => sse::response(
             StatusCode::OK,
             sse::forever(

@@ -339,6 +339,9 @@ pub struct Knobs {
     /// Server-to-client requests (`--ask-client`, `--ask-padding`), in their own module.
     #[command(flatten)]
     pub ask: crate::ask::AskKnobs,
+    /// Rug pulls (`--rug-pull`, `--rug-pull-after-calls`), in their own module.
+    #[command(flatten)]
+    pub rug: crate::rugpull::RugPullKnobs,
     /// HTTP: serve the document FILE at PATH as a server card or AI Catalog (`PATH=FILE`,
     /// repeatable; `{origin}` in FILE becomes this fixture's origin), with CORS, Cache-Control,
     /// a strong ETag and 304 on a matching If-None-Match (`card check`)

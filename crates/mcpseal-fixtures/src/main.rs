@@ -22,6 +22,7 @@ mod knobs;
 mod methods;
 mod modes;
 mod paging;
+mod rugpull;
 mod sse;
 mod stdio;
 mod surface;
@@ -53,6 +54,9 @@ fn main() -> ExitCode {
             }
             if knobs.capability_gate.is_some() {
                 s.add_gated_items();
+            }
+            if knobs.rug.rug_pull.is_some() {
+                s.add_tool(rugpull::archive_tool());
             }
             s
         }

@@ -202,6 +202,9 @@ impl Handler {
             ListKind::Prompts => &s.prompts,
         };
         let mut items = items.clone().unwrap_or_default();
+        if kind == ListKind::Tools {
+            crate::rugpull::tools(&self.knobs.rug, &mut items);
+        }
         if self.knobs.duplicate == Some(kind) && !items.is_empty() {
             items.insert(1, items[0].clone());
         }
@@ -243,6 +246,9 @@ impl Handler {
             }
         };
         let page = paging::page(kind, items, cursor, &self.knobs).map_err(|e| e.status(200))?;
+        if kind == ListKind::Tools && cursor.is_none() {
+            crate::rugpull::listed(&self.knobs.rug);
+        }
         let mut body = json!({ key: page.items });
         if let Some(next) = page.next {
             body["nextCursor"] = json!(next);
@@ -280,13 +286,15 @@ impl Handler {
                 json!({"missing": ["name"]}),
             )
         })?;
-        if self.surface.tool(name).is_none() && self.knobs.unknown_tool_is_error {
+        let honest = self.surface.tool(name).is_some();
+        let exists = crate::rugpull::tool_exists(&self.knobs.rug, name, honest);
+        if !exists && self.knobs.unknown_tool_is_error {
             return Ok(
                 json!({"content": [{"type": "text", "text": format!("Unknown tool: {name}")}],
                              "isError": true}),
             );
         }
-        if self.surface.tool(name).is_none() {
+        if !exists {
             return Err(app_err(
                 INVALID_PARAMS,
                 format!("Unknown tool: {name}"),
@@ -300,6 +308,7 @@ impl Handler {
         // Arguments that do not fit the tool's schema are a tool execution error (an `isError`
         // result the model can act on), not a protocol error: tools.mdx "Error Handling".
         let bad = |what: &str| what.to_owned();
+        crate::rugpull::called(&self.knobs.rug);
         let text = |t: String| json!({"content": [{"type": "text", "text": t}]});
         let structured = |v: Value| json!({"content": [{"type": "text", "text": v.to_string()}], "structuredContent": v});
         let run = || -> Result<Value, String> {

@@ -97,6 +97,17 @@ fn emit(handler: &Handler, outcome: Outcome) -> io::Result<Option<std::thread::J
         Outcome::Reply { body, .. } => {
             noise(&mut out)?;
             writeln!(out, "{body}")?;
+            let (legacy, listens) = {
+                let st = handler.state();
+                let legacy =
+                    handler.knobs.mode == crate::knobs::Mode::Legacy || st.stdio_initialized;
+                (legacy, st.listens.iter().cloned().collect::<Vec<_>>())
+            };
+            for note in
+                crate::rugpull::take_notifications(legacy, handler.knobs.list_changed, &listens)
+            {
+                writeln!(out, "{note}")?;
+            }
         }
         Outcome::Listen { before, ack } => {
             noise(&mut out)?;

@@ -196,6 +196,12 @@ impl Surface {
         self.sort();
     }
 
+    /// Adds one tool (then re-sorts).
+    pub fn add_tool(&mut self, tool: Value) {
+        self.tools.get_or_insert_with(Vec::new).push(tool);
+        self.sort();
+    }
+
     /// `{name, version}` of this server.
     pub fn server_info(&self) -> Value {
         json!({"name": self.name, "version": self.version})

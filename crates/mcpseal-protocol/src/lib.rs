@@ -33,6 +33,7 @@ mod list;
 pub mod method;
 mod request;
 mod revision;
+pub mod routing;
 pub mod sse;
 
 pub use capture::{

@@ -50,7 +50,6 @@ const DRAIN: Duration = Duration::from_secs(5);
 struct HttpState<H: Handler> {
     server: Server<H>,
     options: HttpOptions,
-    check_host: bool,
 }
 
 /// A bound Streamable HTTP server, ready to [`HttpServer::run`].
@@ -102,19 +101,40 @@ impl<H: Handler> Server<H> {
 }
 
 fn router<H: Handler>(server: Server<H>, options: HttpOptions, check_host: bool) -> Router {
-    let state = Arc::new(HttpState {
-        server,
-        options,
+    let limits = HttpLimits {
+        max_body_bytes: server.options().max_message_bytes,
+        options: options.clone(),
         check_host,
-    });
-    Router::new()
+    };
+    let state = Arc::new(HttpState { server, options });
+    let app = Router::new()
         .route(MCP_PATH, any(endpoint::<H>))
         .fallback(|| async { StatusCode::NOT_FOUND })
-        .layer(middleware::from_fn_with_state(
-            Arc::clone(&state),
-            guard::<H>,
-        ))
-        .with_state(state)
+        .with_state(state);
+    limit(app, limits)
+}
+
+/// The limits every request meets before any MCP handling (see the module docs): a present
+/// `Origin` that is not allowed → 403, a foreign `Host` on a loopback server → 403, a body past
+/// `max_body_bytes` → 413, one that does not arrive within the body timeout → 408.
+///
+/// Public for applications that answer MCP requests themselves on this crate's plumbing (a
+/// proxy): [`limit`] applies the same layer [`Server::bind_http`] serves behind, and
+/// [`serve_router`] runs the same accept loop.
+#[derive(Debug, Clone)]
+pub struct HttpLimits {
+    /// Origins, hosts, timeouts and the connection cap.
+    pub options: HttpOptions,
+    /// Largest request body, in bytes.
+    pub max_body_bytes: usize,
+    /// Refuse a foreign `Host` (for a server bound to a loopback address).
+    pub check_host: bool,
+}
+
+/// `app` behind the limits layer ([`HttpLimits`]). The body reaches `app` read whole (bounded
+/// in bytes and time): MCP request bodies are single messages.
+pub fn limit(app: Router, limits: HttpLimits) -> Router {
+    app.layer(middleware::from_fn_with_state(Arc::new(limits), guard))
 }
 
 impl<H: Handler> HttpServer<H> {
@@ -135,58 +155,78 @@ impl<H: Handler> HttpServer<H> {
     /// None today (accept errors are retried); the type leaves room for listener failures.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), ServeError> {
         let check_host = self.local_addr.ip().is_loopback();
-        let header_timeout = self.options.header_read_timeout;
-        let limit = Arc::new(Semaphore::new(self.options.max_connections.max(1)));
-        let app = router(self.server.clone(), self.options, check_host);
-        let (stop_tx, stop_rx) = watch::channel(false);
-        let mut conns = JoinSet::new();
-        tokio::pin!(shutdown);
-        loop {
-            let permit = tokio::select! {
-                p = Arc::clone(&limit).acquire_owned() => match p { Ok(p) => p, Err(_) => break },
-                () = &mut shutdown => break,
-            };
-            let stream = tokio::select! {
-                a = self.listener.accept() => match a {
-                    Ok((s, _)) => s,
-                    Err(_) => {
-                        // Out of file descriptors and the like: back off, keep serving.
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
-                    }
-                },
-                () = &mut shutdown => break,
-            };
-            let _ = stream.set_nodelay(true);
-            let service = TowerToHyperService::new(app.clone());
-            let mut stop = stop_rx.clone();
-            conns.spawn(async move {
-                let conn = hyper::server::conn::http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(header_timeout)
-                    .keep_alive(true)
-                    .serve_connection(TokioIo::new(stream), service);
-                tokio::pin!(conn);
-                tokio::select! {
-                    _ = conn.as_mut() => {}
-                    _ = stop.changed() => {
-                        conn.as_mut().graceful_shutdown();
-                        let _ = conn.await;
-                    }
-                }
-                drop(permit);
-            });
-            while conns.try_join_next().is_some() {}
-        }
-        self.server.shutdown();
-        let _ = stop_tx.send(true);
-        let drained =
-            tokio::time::timeout(DRAIN, async { while conns.join_next().await.is_some() {} });
-        if drained.await.is_err() {
-            conns.abort_all();
-        }
-        Ok(())
+        let app = router(self.server.clone(), self.options.clone(), check_host);
+        let server = self.server;
+        serve_router(self.listener, app, &self.options, shutdown, move || {
+            server.shutdown();
+        })
+        .await
     }
+}
+
+/// Serves `app` on `listener` with this crate's accept loop (hyper's HTTP/1 server: the
+/// header-read timeout and connection cap of `options`, keep-alive, `TCP_NODELAY`) until
+/// `shutdown` completes; then calls `on_stop` (e.g. to end open event streams), lets open
+/// connections finish for a few seconds and returns. Put `app` behind [`limit`] first.
+///
+/// # Errors
+/// None today (accept errors are retried); the type leaves room for listener failures.
+pub async fn serve_router(
+    listener: TcpListener,
+    app: Router,
+    options: &HttpOptions,
+    shutdown: impl Future<Output = ()> + Send,
+    on_stop: impl FnOnce(),
+) -> Result<(), ServeError> {
+    let header_timeout = options.header_read_timeout;
+    let limit = Arc::new(Semaphore::new(options.max_connections.max(1)));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut conns = JoinSet::new();
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            p = Arc::clone(&limit).acquire_owned() => match p { Ok(p) => p, Err(_) => break },
+            () = &mut shutdown => break,
+        };
+        let stream = tokio::select! {
+            a = listener.accept() => match a {
+                Ok((s, _)) => s,
+                Err(_) => {
+                    // Out of file descriptors and the like: back off, keep serving.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        let mut stop = stop_rx.clone();
+        conns.spawn(async move {
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = stop.changed() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+            drop(permit);
+        });
+        while conns.try_join_next().is_some() {}
+    }
+    on_stop();
+    let _ = stop_tx.send(true);
+    let drained = tokio::time::timeout(DRAIN, async { while conns.join_next().await.is_some() {} });
+    if drained.await.is_err() {
+        conns.abort_all();
+    }
+    Ok(())
 }
 
 /// A JSON body with this status.
@@ -257,11 +297,7 @@ fn host_allowed(host: &str, options: &HttpOptions) -> bool {
 }
 
 /// The limits layer: Origin, Host, body size and time.
-async fn guard<H: Handler>(
-    State(state): State<Arc<HttpState<H>>>,
-    request: Request,
-    next: Next,
-) -> Response {
+async fn guard(State(state): State<Arc<HttpLimits>>, request: Request, next: Next) -> Response {
     let o = &state.options;
     let headers = request.headers();
     if let Some(origin) = headers.get(header::ORIGIN)
@@ -283,7 +319,7 @@ async fn guard<H: Handler>(
             "Forbidden: the request's Host is not allowed",
         );
     }
-    let limit = state.server.options().max_message_bytes;
+    let limit = state.max_body_bytes;
     let (parts, body) = request.into_parts();
     let read = tokio::time::timeout(o.body_read_timeout, axum::body::to_bytes(body, limit));
     let bytes = match read.await {

@@ -78,6 +78,6 @@ mod stdio;
 
 pub use error::{RpcError, ServeError};
 pub use handler::{Context, Handler, Implementation, TransportKind};
-pub use http::{HttpServer, MCP_PATH};
+pub use http::{HttpLimits, HttpServer, MCP_PATH, limit, serve_router};
 pub use options::{CacheScope, HttpOptions, Options};
 pub use server::Server;

@@ -13,6 +13,7 @@ pub mod atomic;
 pub mod check;
 mod connect;
 pub mod diff;
+pub mod guard;
 pub mod lock;
 pub mod probe;
 pub mod publish;

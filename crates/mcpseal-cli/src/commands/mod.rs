@@ -4,6 +4,7 @@ pub mod card;
 pub mod check;
 pub mod diff;
 pub mod drift;
+pub mod guard;
 pub mod lock;
 pub mod probe;
 pub mod registry;

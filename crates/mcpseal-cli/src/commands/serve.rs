@@ -98,7 +98,7 @@ pub async fn run(args: ServeArgs) -> Result<Outcome, CliError> {
 }
 
 /// Completes on SIGINT (records 130) or SIGTERM (records 143).
-async fn stopped(signal: Arc<AtomicU8>) {
+pub(crate) async fn stopped(signal: Arc<AtomicU8>) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal as unix_signal};

@@ -48,6 +48,7 @@ pub struct WholeBody {
     response: reqwest::Response,
     content_type: String,
     max: usize,
+    taken: usize,
 }
 
 impl WholeBody {
@@ -56,12 +57,39 @@ impl WholeBody {
             response,
             content_type,
             max,
+            taken: 0,
         }
     }
 
     /// The `Content-Type`, lowercased (empty when the server sent none).
     pub fn content_type(&self) -> &str {
         &self.content_type
+    }
+
+    /// The next chunk of the body as it arrives (`None` at its end), for a caller that passes
+    /// the body on without holding it whole (a proxy). Counted against the same
+    /// `max_message_bytes` as [`WholeBody::read`].
+    ///
+    /// # Errors
+    /// [`Oversize`](Kind::Oversize) once the chunks pass the limit, [`Network`](Kind::Network)
+    /// when the body breaks off.
+    pub async fn chunk(&mut self) -> Result<Option<bytes::Bytes>, TransportError> {
+        let Some(chunk) = self
+            .response
+            .chunk()
+            .await
+            .map_err(|e| TransportError::network(&e))?
+        else {
+            return Ok(None);
+        };
+        self.taken += chunk.len();
+        if self.taken > self.max {
+            return Err(TransportError::new(
+                Kind::Oversize,
+                format!("the response body exceeded the {}-byte limit", self.max),
+            ));
+        }
+        Ok(Some(chunk))
     }
 
     /// Reads the whole body, at most `max_message_bytes` of it.
@@ -71,6 +99,7 @@ impl WholeBody {
     /// breaks off.
     pub async fn read(mut self) -> Result<Vec<u8>, TransportError> {
         let mut body = Vec::new();
+        self.max = self.max.saturating_sub(self.taken);
         while let Some(chunk) = self
             .response
             .chunk()

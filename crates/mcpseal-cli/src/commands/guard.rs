@@ -1,0 +1,218 @@
+//! `mcpseal guard`: the pinning proxy (parse, one facade call, exit code).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use clap::{Args, Subcommand, ValueEnum};
+use mcpseal::client::{Target, redact_url};
+use mcpseal::guard::{Front, GuardEnd, GuardSetup, Mode, ReviewHint, StdioEnd};
+
+use crate::args::ConnectArgs;
+use crate::error::{CliError, Outcome};
+use crate::lock_args::LockFileArgs;
+use crate::{output, settings};
+
+/// `--mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Blocked items are hidden and their calls refused.
+    Enforce,
+    /// Everything is forwarded; what would be blocked is only logged.
+    Warn,
+}
+
+/// `mcpseal guard`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct GuardArgs {
+    /// Host configurations: put every server behind the guard, or take it out again.
+    #[command(subcommand)]
+    pub action: Option<GuardAction>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub lock: LockFileArgs,
+    /// The policy (TOML): block, warn or allow per drift class, globally and per item. Default:
+    /// block everything except `prose` (warn) and `cosmetic` (allow).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// `warn` forwards everything and only logs what would be blocked (overrides the policy's).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<ModeArg>,
+    /// Append every block and warn decision to this file (JSON lines, created with mode 0600).
+    #[arg(long, value_name = "FILE")]
+    pub audit: Option<PathBuf>,
+    /// The server's Streamable HTTP endpoint (instead of `-- COMMAND`).
+    #[arg(long, value_name = "URL")]
+    pub upstream: Option<String>,
+    /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one; the endpoint
+    /// is `/mcp`, its URL printed on stdout once listening) instead of stdio. Needs `--upstream`.
+    #[arg(long, value_name = "ADDR", requires = "upstream")]
+    pub listen: Option<String>,
+    /// The server command after `--` (stdio), run directly, without a shell.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub connect: ConnectArgs,
+}
+
+/// `mcpseal guard wrap|unwrap`.
+#[derive(Debug, Subcommand)]
+pub enum GuardAction {
+    /// Rewrite a host's MCP configuration (Claude Desktop's or Cursor's `mcpServers`, VS Code's
+    /// `mcp.json` `servers`) so each server runs behind the guard with its own lock under
+    /// `--locks`; the original is kept as `CONFIG.mcpseal-guard.bak` (mode 0600). Idempotent.
+    Wrap(WrapArgs),
+    /// Restore the configuration from its backup, byte for byte.
+    Unwrap(UnwrapArgs),
+}
+
+/// `mcpseal guard wrap`.
+#[derive(Debug, Args)]
+pub struct WrapArgs {
+    /// The host configuration (JSON).
+    #[arg(value_name = "CONFIG")]
+    pub config: PathBuf,
+    /// The directory of the per-server locks (`NAME.lock.json`); default: `mcpseal-locks` next
+    /// to the configuration.
+    #[arg(long, value_name = "DIR")]
+    pub locks: Option<PathBuf>,
+    /// The guard's executable as the host should start it; default: this `mcpseal`.
+    #[arg(long, value_name = "PATH")]
+    pub program: Option<String>,
+}
+
+/// `mcpseal guard unwrap`.
+#[derive(Debug, Args)]
+pub struct UnwrapArgs {
+    /// The host configuration (JSON) `wrap` rewrote.
+    #[arg(value_name = "CONFIG")]
+    pub config: PathBuf,
+}
+
+pub async fn run(args: GuardArgs) -> Result<Outcome, CliError> {
+    match &args.action {
+        Some(GuardAction::Wrap(w)) => return wrap(w),
+        Some(GuardAction::Unwrap(u)) => return unwrap(u),
+        None => {}
+    }
+    let target = match (&args.upstream, args.command.is_empty()) {
+        (Some(url), true) => Target::http(url.clone()),
+        (None, false) => Target::stdio(args.command.iter().cloned()),
+        (Some(_), false) => {
+            return Err(CliError::usage(
+                "give either `--upstream URL` or `-- COMMAND`, not both",
+            ));
+        }
+        (None, true) => {
+            return Err(CliError::usage("no server given").hint(
+                "put the server's command after `--` (`mcpseal guard --lock surface.lock.json -- node server.js`), or pass `--upstream URL`",
+            ));
+        }
+    };
+    let options = settings::options(&args.connect)?;
+    let setup = GuardSetup {
+        lock: args.lock.path.clone(),
+        policy: args.policy.clone(),
+        mode: args.mode.map(|m| match m {
+            ModeArg::Enforce => Mode::Enforce,
+            ModeArg::Warn => Mode::Warn,
+        }),
+        audit: args.audit.clone(),
+        hint: hint(&args, &target),
+        notes: Arc::new(|line: &str| output::note(line)),
+    };
+    let guard = mcpseal::guard::prepare(setup)?;
+    let front = match &args.listen {
+        Some(listen) => Front::Http {
+            listen: listen.clone(),
+        },
+        None => Front::Stdio,
+    };
+    let signal = Arc::new(AtomicU8::new(0));
+    let stop = super::serve::stopped(Arc::clone(&signal));
+    let end = mcpseal::guard::run(
+        guard,
+        &target,
+        &options,
+        front,
+        |url| {
+            let _ = output::emit(&format!("{url}\n"), None);
+            output::note(&format!("mcpseal guard: Streamable HTTP on {url}"));
+        },
+        stop,
+    )
+    .await?;
+    if let GuardEnd::Stdio(StdioEnd::UpstreamClosed(why) | StdioEnd::HostGone(why)) = &end {
+        output::note(&format!("mcpseal guard: stopped: {why}"));
+    }
+    Ok(match signal.load(Ordering::SeqCst) {
+        0 => Outcome::Ok,
+        code => Outcome::Interrupted(code),
+    })
+}
+
+/// The commands a refusal points at. Only the program's name (its arguments may carry a token)
+/// and the URL with its credentials redacted are shown.
+fn hint(args: &GuardArgs, target: &Target) -> ReviewHint {
+    let lock = args.lock.path.display();
+    let server = match target {
+        Target::Http { url } => redact_url(url),
+        Target::Stdio { program, args } => {
+            let more = if args.is_empty() { "" } else { " …" };
+            format!("-- {program}{more}")
+        }
+    };
+    ReviewHint {
+        review: format!("mcpseal check --lock {lock} {server}"),
+        approve: format!("mcpseal lock --lock {lock} {server}"),
+    }
+}
+
+fn wrap(args: &WrapArgs) -> Result<Outcome, CliError> {
+    let locks = match &args.locks {
+        Some(d) => d.clone(),
+        None => args
+            .config
+            .parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join("mcpseal-locks"),
+    };
+    // The host starts the guard from a directory of its own choosing: the locks' path must not
+    // depend on it.
+    let locks = std::path::absolute(&locks).map_err(CliError::from)?;
+    let program = match &args.program {
+        Some(p) => p.clone(),
+        None => std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "mcpseal".to_owned()),
+    };
+    let done = mcpseal::guard::wrap_config(&args.config, &program, &locks)
+        .map_err(|e| CliError::usage(e.to_string()).hint(e.hint()))?;
+    let mut text = String::new();
+    for (name, lock) in &done.wrapped {
+        text.push_str(&format!("wrapped  {name}  (lock: {lock})\n"));
+    }
+    for name in &done.already {
+        text.push_str(&format!("already  {name}\n"));
+    }
+    output::emit(&text, None)?;
+    if !done.wrapped.is_empty() {
+        output::note(&format!(
+            "mcpseal guard: write each lock before the host starts the servers: `mcpseal lock --lock {}/NAME.lock.json -- COMMAND` (or `… URL`); until then the guard refuses to start them",
+            locks.display()
+        ));
+    }
+    Ok(Outcome::Ok)
+}
+
+fn unwrap(args: &UnwrapArgs) -> Result<Outcome, CliError> {
+    mcpseal::guard::unwrap_config(&args.config)
+        .map_err(|e| CliError::usage(e.to_string()).hint(e.hint()))?;
+    output::note(&format!(
+        "mcpseal guard: restored `{}`",
+        args.config.display()
+    ));
+    Ok(Outcome::Ok)
+}
