@@ -339,6 +339,7 @@ pub struct Knobs {
     /// Server-to-client requests (`--ask-client`, `--ask-padding`), in their own module.
     #[command(flatten)]
     pub ask: crate::ask::AskKnobs,
+
     /// HTTP: serve the document FILE at PATH as a server card or AI Catalog (`PATH=FILE`,
     /// repeatable; `{origin}` in FILE becomes this fixture's origin), with CORS, Cache-Control,
     /// a strong ETag and 304 on a matching If-None-Match (`card check`)
@@ -390,6 +391,11 @@ pub struct Knobs {
     /// `MCP-Protocol-Version` it does not know with 400 (TypeScript SDK v1 stateless HTTP)
     #[arg(long)]
     pub stateless_legacy: bool,
+
+    /// Tools with an `outputSchema` contract and the call log (`--contract-tools`,
+    /// `--call-log`), in their own module.
+    #[command(flatten)]
+    pub contract: crate::contract::ContractKnobs,
 }
 
 /// How `--missing-resource` answers `resources/read` of an unknown URI.

@@ -13,6 +13,7 @@
 mod ask;
 mod auth;
 mod cards;
+mod contract;
 mod gate;
 mod handler;
 mod headers;
@@ -53,6 +54,9 @@ fn main() -> ExitCode {
             }
             if knobs.capability_gate.is_some() {
                 s.add_gated_items();
+            }
+            if knobs.contract.contract_tools {
+                s.add_tools(contract::tools());
             }
             s
         }
