@@ -69,6 +69,7 @@ step_npm() {
     node_modules/@modelcontextprotocol/server-memory/package.json \
     node_modules/@modelcontextprotocol/server-sequential-thinking/package.json \
     node_modules/@modelcontextprotocol/server/package.json \
+    node_modules/@modelcontextprotocol/client/package.json \
     node_modules/@modelcontextprotocol/node/package.json \
     node_modules/zod/package.json; do
     [[ -f "$dir/$f" ]] || { log "npm: $f missing after npm ci"; return 1; }
