@@ -101,7 +101,10 @@ mod tests {
                 "inputResponses": {"k": {"action": "accept"}}, "requestState": "s1"})
         );
         let p = retry_params(&original, Map::new(), None);
-        assert_eq!(Value::Object(p), json!({"name": "t", "arguments": {"a": 1}}));
+        assert_eq!(
+            Value::Object(p),
+            json!({"name": "t", "arguments": {"a": 1}})
+        );
     }
 
     #[test]

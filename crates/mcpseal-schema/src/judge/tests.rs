@@ -128,7 +128,10 @@ fn the_revision_schema_judges_the_rest() {
     let p = tool_result(Era::Legacy, &r, None);
     assert_eq!(
         checks(&p),
-        vec![(Check::TextMirror, Level::Warning), (Check::Shape, Level::Error)]
+        vec![
+            (Check::TextMirror, Level::Warning),
+            (Check::Shape, Level::Error)
+        ]
     );
     assert!(p[1].message.contains("CallToolResult"), "{}", p[1].message);
     let r = json!({"resultType": "complete", "content": [], "structuredContent": "text"});
