@@ -181,7 +181,8 @@ pub enum ControlOutcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TamperingRecord {
-    /// `KIND:FIELD`, unique in the report (`requiredRemoved:/city`).
+    /// `KIND:FIELD`, unique in the report (`requiredRemoved:/city`); `KIND` alone for the whole
+    /// value (`noStructuredContent`).
     pub id: String,
     /// What it breaks (`noStructuredContent`, `requiredRemoved`, `wrongType`, `extraProperty`,
     /// `outOfEnum`, `notConst`, `belowMinimum`, `aboveMaximum`, `atExclusiveMinimum`,

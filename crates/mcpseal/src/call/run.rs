@@ -119,7 +119,7 @@ async fn session(
     check_arguments(run, definition.as_ref())?;
     // 2025 servers ask in the middle of the call; their requests are answered (or refused) by
     // a task of their own while the call is in flight.
-    let asked = Arc::new(Mutex::new(Vec::<InputRequest>::new()));
+    let asked = Arc::new(Mutex::new(Asked::default()));
     let answerer = tokio::spawn(answer_server_requests(
         rx,
         run.call.answers.clone(),
@@ -282,7 +282,7 @@ async fn rounds(
     run: &mut Run,
     conn: &Connection,
     era: Era,
-    asked: &Mutex<Vec<InputRequest>>,
+    asked: &Mutex<Asked>,
 ) -> Result<(CallState, String), CallError> {
     let (method_name, base) = base_params(&run.call);
     let mut params = base.clone();
@@ -293,14 +293,21 @@ async fn rounds(
             Era::Legacy => Request::legacy(method_name, Some(Value::Object(params.clone()))),
         };
         let ex = conn.send(request).await;
+        let (mid_call, refused) = {
+            let mut a = asked.lock().unwrap_or_else(PoisonError::into_inner);
+            (std::mem::take(&mut a.requests), a.refused.take())
+        };
         let mut round = Round {
             round: n,
             exchange: serde_json::to_value(&ex).unwrap_or(Value::Null),
             result_type: ex.result().and_then(mrtr::result_type).map(str::to_owned),
-            input_requests: std::mem::take(
-                &mut *asked.lock().unwrap_or_else(PoisonError::into_inner),
-            ),
+            input_requests: mid_call,
         };
+        if let Some(e) = refused {
+            run.exchanges.push(ex);
+            run.rounds.push(round);
+            return Err(e);
+        }
         let unanswered_mid_call = round.input_requests.iter().any(|q| q.answer.is_none());
         let result = ex.result().cloned();
         let failed = ex.transport_error.as_ref().map(|e| e.message.clone());
@@ -420,11 +427,19 @@ fn needs_input_message(run: &Run) -> String {
 
 /// Answers a 2025 server's requests during the call: an input method with the answer given
 /// (or asked at the terminal), `ping` with `{}`, anything else declined. Each is recorded.
+/// What a 2025 server asked during the call so far, and the first answer mcpseal refused to
+/// send (a given answer that does not fit what was asked).
+#[derive(Default)]
+struct Asked {
+    requests: Vec<InputRequest>,
+    refused: Option<CallError>,
+}
+
 async fn answer_server_requests(
     mut rx: mpsc::Receiver<ServerRequest>,
     answers: Answers,
     era: Era,
-    asked: Arc<Mutex<Vec<InputRequest>>>,
+    asked: Arc<Mutex<Asked>>,
 ) {
     while let Some(req) = rx.recv().await {
         let m = req.method().to_owned();
@@ -455,13 +470,21 @@ async fn answer_server_requests(
                 &format!("mcpseal was given no answer for `{m}` (pass `--answer {m}=JSON`)"),
                 None,
             ),
-            Err(e) => req.respond_error(
-                -32603,
-                &format!("mcpseal refused its own answer: {e}"),
-                None,
-            ),
+            Err(e) => {
+                req.respond_error(
+                    -32603,
+                    &format!("mcpseal refused its own answer: {e}"),
+                    None,
+                );
+                let mut a = asked.lock().unwrap_or_else(PoisonError::into_inner);
+                a.refused.get_or_insert(e);
+            }
         }
-        asked.lock().unwrap_or_else(PoisonError::into_inner).push(q);
+        asked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .requests
+            .push(q);
     }
 }
 

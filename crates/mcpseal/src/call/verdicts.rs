@@ -265,7 +265,11 @@ fn negative_controls(era: Era, result: &Value, tool: Option<&Value>) -> Option<N
             ControlOutcome::Rejected
         };
         records.push(TamperingRecord {
-            id: format!("{}:{}", t.kind.as_str(), t.field),
+            id: if t.field.is_empty() {
+                t.kind.as_str().to_owned()
+            } else {
+                format!("{}:{}", t.kind.as_str(), t.field)
+            },
             kind: t.kind.as_str().to_owned(),
             field: t.field.clone(),
             schema_path: t.schema_path.clone(),
