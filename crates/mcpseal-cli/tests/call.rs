@@ -166,6 +166,24 @@ fn a_result_that_breaks_its_contract_or_reports_an_error_fails() {
 }
 
 #[test]
+fn a_definition_the_revision_refuses_is_a_finding() {
+    // `broken_output` declares `outputSchema: {"type": "objekt"}`: not a 2025 Tool (root type
+    // must be `object`), and no schema compiles from it.
+    let target = Target::start(SETUPS[2], &["--tool-defs", "invalid"]);
+    let (code, report, _) = call_json(&["broken_output"], &target);
+    assert_eq!(code, 1, "{report:#}");
+    let ids = rule_ids(&report);
+    assert!(ids.contains(&"CALL014".to_owned()), "{ids:?}");
+    assert!(ids.contains(&"CALL005".to_owned()), "{ids:?}");
+    let f = report["findings"]
+        .as_array()
+        .and_then(|a| a.iter().find(|f| f["ruleId"] == "CALL014"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(f["evidence"][0]["request"]["method"], "tools/list");
+}
+
+#[test]
 fn the_servers_own_validation_is_reached_with_no_input_check() {
     let target = Target::start(SETUPS[0], &["--call-tools"]);
     // `bad_output` mirrors nothing wrong but breaks the schema; `echo` has no contract.

@@ -83,6 +83,7 @@ pub fn tools() -> Vec<Value> {
         json!({"name": "loose", "description": "A report, or any object at all (an anyOf that admits anything)",
             "inputSchema": none,
             "outputSchema": {
+                "type": "object",
                 "anyOf": [{"$ref": "#/$defs/Report"}, {"type": "object", "additionalProperties": true}],
                 "$defs": {"Report": {"type": "object",
                     "properties": {"status": {"type": "string", "enum": ["ok", "failed"]},

@@ -124,6 +124,13 @@ pub const RULES: &[RuleDef] = &[
         spec_ref: TOOLS,
         rationale: "The arguments are validated against the tool's `inputSchema` before sending; a schema that cannot be compiled offline cannot check them.",
     },
+    RuleDef {
+        id: "CALL014",
+        title: "The listed definition breaks the revision's schema",
+        severity: Severity::Error,
+        spec_ref: TOOLS,
+        rationale: "Strict clients parse `tools/list` and `prompts/list` by the revision's schema and refuse a page with a malformed definition (in 2025-11-25 an `outputSchema` must have root `type: object`), so the tool cannot be called through them at all.",
+    },
 ];
 
 /// The rule `id`.
@@ -193,7 +200,7 @@ mod tests {
             ids,
             [
                 "CALL001", "CALL002", "CALL003", "CALL004", "CALL005", "CALL006", "CALL007",
-                "CALL008", "CALL009", "CALL010", "CALL011", "CALL012", "CALL013"
+                "CALL008", "CALL009", "CALL010", "CALL011", "CALL012", "CALL013", "CALL014"
             ]
         );
     }

@@ -71,6 +71,8 @@ pub enum Check {
     TextMirror,
     /// An `input_required` result is malformed.
     InputRequired,
+    /// A listed tool or prompt breaks the revision's definition of one.
+    Definition,
 }
 
 impl Check {
@@ -89,6 +91,7 @@ impl Check {
             Check::Structured => "structuredContent",
             Check::TextMirror => "textMirror",
             Check::InputRequired => "inputRequired",
+            Check::Definition => "definition",
         }
     }
 }
@@ -176,6 +179,35 @@ pub fn tool_result(era: Era, result: &Value, tool: Option<&Value>) -> Vec<Proble
     }
     shape(era, method::TOOLS_CALL, result, &mut out);
     out
+}
+
+/// Judges a listed tool or prompt (`definition` = `Tool` or `Prompt`) against the revision's
+/// definition: a strict client refuses a listing that breaks it (the TypeScript SDK refuses the
+/// whole `tools/list` page).
+pub fn listed(era: Era, definition: &str, item: &Value) -> Vec<Problem> {
+    let Ok(schema) = wire::definition(era, definition) else {
+        return Vec::new();
+    };
+    let violations = schema.first_violations(item, MAX_VIOLATIONS);
+    if violations.is_empty() {
+        return Vec::new();
+    }
+    let shown: Vec<String> = violations
+        .iter()
+        .take(3)
+        .map(|v| format!("at `{}`: {}", v.instance_path, v.masked_message))
+        .collect();
+    vec![
+        Problem::error(
+            Check::Definition,
+            format!(
+                "the listed definition is not a valid `{definition}` of {}: {}",
+                era.revision(),
+                shown.join("; ")
+            ),
+        )
+        .with(violations),
+    ]
 }
 
 /// Judges the result of `prompts/get` in `era` (its messages' content blocks included).
@@ -307,7 +339,8 @@ fn covered_paths(check: Check) -> &'static [&'static str] {
         Check::Content | Check::ContentBlock => &["content"],
         Check::IsError => &["isError"],
         Check::ResultType => &["resultType"],
-        Check::Structured | Check::MissingStructured => &["structuredContent"],
+        // Not `structuredContent`: the revision's own rule on it (2025-11-25: an object) is a
+        // reason of its own, apart from the tool's `outputSchema`.
         _ => &[],
     }
 }

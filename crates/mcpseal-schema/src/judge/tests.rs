@@ -180,3 +180,14 @@ fn input_required_results_are_judged_by_their_rules_and_definition() {
     );
     assert_eq!(answer_definition("roots/list"), Some("ListRootsResult"));
 }
+
+#[test]
+fn a_listed_definition_is_judged_by_the_revision() {
+    // 2025-11-25 requires an object root for `outputSchema`; 2026-07-28 allows any schema.
+    let tool = json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"anyOf": [{"type": "object"}]}});
+    let p = listed(Era::Legacy, "Tool", &tool);
+    assert_eq!(checks(&p), vec![(Check::Definition, Level::Error)]);
+    assert!(p[0].message.contains("/outputSchema"), "{}", p[0].message);
+    assert!(listed(Era::Modern, "Tool", &tool).is_empty());
+    assert!(listed(Era::Legacy, "Tool", &weather()).is_empty());
+}

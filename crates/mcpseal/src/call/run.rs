@@ -174,6 +174,8 @@ async fn find(
         .find(|t| t.get("name").and_then(Value::as_str) == Some(name.as_str()))
         .cloned();
     if let Some(hit) = hit {
+        let found = verdicts::definition(era, run.call.kind, &name, &hit, &run.listing);
+        run.findings.extend(found);
         return Ok(hit);
     }
     if let Some(f) = failure {

@@ -38,6 +38,7 @@ fn rule_of(check: Check) -> &'static str {
         Check::Structured => "CALL007",
         Check::TextMirror => "CALL008",
         Check::InputRequired => "CALL009",
+        Check::Definition => "CALL014",
     }
 }
 
@@ -64,6 +65,9 @@ fn expected(check: Check) -> &'static str {
         }
         Check::InputRequired => {
             "An `input_required` result has `inputRequests` (elicitation, sampling or roots requests) and/or a string `requestState`."
+        }
+        Check::Definition => {
+            "The listed definition matches the revision's official schema (in 2025-11-25 an `outputSchema` has root `type: object`)."
         }
     }
 }
@@ -315,6 +319,33 @@ fn trap_finding(call: &Call, t: &TamperingRecord, ex: &Exchange, listed: &[&Exch
         "Tighten the schema where it is named (a branch that admits anything, a keyword the declared draft ignores), so it constrains what it seems to.",
         evidence(&ev),
     )
+}
+
+/// The findings on the listed definition of the tool or prompt named `name`.
+pub(super) fn definition(
+    era: Era,
+    kind: SubjectKind,
+    name: &str,
+    item: &Value,
+    listing: &[Exchange],
+) -> Vec<Finding> {
+    let def = match kind {
+        SubjectKind::Tool => "Tool",
+        SubjectKind::Prompt => "Prompt",
+        SubjectKind::Resource => return Vec::new(),
+    };
+    let listed: Vec<&Exchange> = listing.iter().filter(|l| listed_in(l, name)).collect();
+    judge::listed(era, def, item)
+        .iter()
+        .map(|p| {
+            rule("CALL014").finding(
+                format!("`{name}`: {}", p.message),
+                expected(p.check),
+                "Fix the definition the server lists (the SDKs' tool helpers build valid ones).",
+                evidence(&listed),
+            )
+        })
+        .collect()
 }
 
 /// The warning for arguments sent unchecked because the `inputSchema` cannot be compiled.
