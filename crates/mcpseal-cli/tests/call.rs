@@ -28,12 +28,17 @@ fn every_negative_control_is_rejected_on_the_strict_tool() {
             if setup.http { "http" } else { "stdio" }
         );
         let got = controls(&report);
+        // Each required field removed, each typed required field given a wrong type.
+        for field in ["/city", "/celsius", "/humidity", "/conditions", "/alert"] {
+            for kind in ["requiredRemoved", "wrongType"] {
+                assert!(
+                    got.iter().any(|(k, f, _)| k == kind && f == field),
+                    "{setup:?}: no {kind} on `{field}` in {got:?}"
+                );
+            }
+        }
         for (kind, field) in [
             ("noStructuredContent", ""),
-            ("requiredRemoved", "/city"),
-            ("requiredRemoved", "/alert"),
-            ("wrongType", "/celsius"),
-            ("wrongType", "/alert"),
             ("extraProperty", "/mcpsealUnexpected"),
             ("outOfEnum", "/conditions"),
             ("belowMinimum", "/celsius"),
@@ -71,6 +76,25 @@ fn every_negative_control_is_rejected_on_the_strict_tool() {
                 .all(|t| !t["rejectedBy"].as_array().is_none_or(Vec::is_empty)),
             "{tamperings:#?}"
         );
+        // Each is rejected by the keyword it targets (a wrong type is outside the enum too;
+        // every other one breaks nothing else), so each rejection proves that keyword says no.
+        for t in tamperings
+            .iter()
+            .filter(|t| t["kind"] != "noStructuredContent")
+        {
+            let paths: Vec<&str> = t["rejectedBy"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|r| r["violations"].as_array().into_iter().flatten())
+                .filter_map(|v| v["schemaPath"].as_str())
+                .collect();
+            let target = t["schemaPath"].as_str().unwrap_or("?");
+            assert!(paths.contains(&target), "{setup:?}: {t:#}");
+            if t["kind"] != "wrongType" {
+                assert_eq!(paths, [target], "{setup:?}: {t:#}");
+            }
+        }
         assert_eq!(report["summary"]["traps"], 0);
         assert_eq!(report["summary"]["rejected"], tamperings.len());
         // One call, whatever the number of tamperings.
@@ -124,7 +148,7 @@ fn the_trap_of_the_loose_schema_is_found() {
 
 #[test]
 fn a_result_that_breaks_its_contract_or_reports_an_error_fails() {
-    for setup in [SETUPS[0], SETUPS[3]] {
+    for setup in SETUPS {
         let target = Target::start(setup, &[]);
         let (code, report, _) = call_json(&["forecast_broken", "--args", CITY], &target);
         assert_eq!(code, 1);
@@ -256,7 +280,10 @@ fn mrtr(setup: Setup) {
             "a retry has a new id"
         );
     }
-    assert!(controls(&report).iter().all(|(_, _, o)| o == "rejected"));
+    // The confirmed result keeps its contract too: every control on it is rejected.
+    let got = controls(&report);
+    assert!(got.len() >= 6, "{setup:?}: {got:?}");
+    assert!(got.iter().all(|(_, _, o)| o == "rejected"), "{got:?}");
     // An answer that does not fill in the form is refused before it is sent.
     let bad = format!(r#"{key}={{"action":"accept","content":{{"confirmed":"yes"}}}}"#);
     let run = call(&["confirm", "--answer", &bad], &target);

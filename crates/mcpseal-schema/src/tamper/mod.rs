@@ -589,9 +589,10 @@ impl Walk<'_> {
                 field: field.to_owned(),
                 schema_path: format!("{sp}/minLength"),
                 description: format!(
-                    "{} cut to {} characters (`minLength` is {n})",
+                    "{} cut to {} character{} (`minLength` is {n})",
                     named(field),
-                    n - 1
+                    n - 1,
+                    if n == 2 { "" } else { "s" }
                 ),
                 patch: replace(field, Value::String(short)),
                 note: None,
@@ -619,8 +620,12 @@ impl Walk<'_> {
                 note: None,
             });
         }
+        let (min, max) = (
+            s.get("minLength").and_then(Value::as_u64),
+            s.get("maxLength").and_then(Value::as_u64),
+        );
         if let Some(pattern) = s.get("pattern").and_then(Value::as_str)
-            && let Some(t) = not_matching(pattern, text)
+            && let Some((t, fits)) = not_matching(pattern, text, min, max)
         {
             self.push(Tampering {
                 kind: TamperKind::PatternMismatch,
@@ -632,7 +637,9 @@ impl Walk<'_> {
                     Value::String(t.clone())
                 ),
                 patch: replace(field, Value::String(t)),
-                note: None,
+                note: (!fits).then(|| {
+                    "no string the pattern refuses keeps within `minLength`/`maxLength`, so the length may be what rejects this one".to_owned()
+                }),
             });
         }
     }

@@ -87,7 +87,49 @@ fn every_tampering_the_schema_promises_is_derived_and_rejected() {
             "{} passed: {tampering:?}",
             tampering.description
         );
+        // Each copy is rejected by the keyword it targets, and (but for a wrong type, which
+        // is outside an `enum` or `const` too) by nothing else, so its rejection is proof about
+        // that keyword: a pattern tampering that also broke `minLength` would be rejected by a
+        // schema whose pattern admits anything.
+        if tampering.kind != TamperKind::NoStructuredContent {
+            let paths: Vec<&str> = c
+                .rejected_by
+                .iter()
+                .flat_map(|p| &p.violations)
+                .map(|v| v.schema_path.as_str())
+                .collect();
+            assert!(
+                paths.contains(&tampering.schema_path.as_str()),
+                "{}: {paths:?}",
+                tampering.description
+            );
+            if tampering.kind != TamperKind::WrongType {
+                assert_eq!(paths.len(), 1, "{}: {paths:?}", tampering.description);
+            }
+            assert!(tampering.note.is_none(), "{tampering:?}");
+        }
     }
+}
+
+#[test]
+fn a_pattern_that_no_string_within_the_lengths_breaks_says_so() {
+    // Every one-character string matches `^.$`: the only strings it refuses break the lengths
+    // too, so the tampering is made (the author wrote the pattern) and says its rejection may
+    // come from the length.
+    let schema = json!({"type": "object",
+        "properties": {"c": {"type": "string", "minLength": 1, "maxLength": 1, "pattern": "^.$"}},
+        "required": ["c"]});
+    let r = result(json!({"c": "x"}));
+    let ts = tamperings(&schema, &r);
+    let t = ts
+        .iter()
+        .find(|t| t.kind == TamperKind::PatternMismatch)
+        .cloned()
+        .expect("a pattern tampering");
+    assert!(
+        t.note.as_deref().is_some_and(|n| n.contains("minLength")),
+        "{t:?}"
+    );
 }
 
 #[test]

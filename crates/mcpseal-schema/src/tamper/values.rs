@@ -82,11 +82,24 @@ pub(crate) fn number(f: f64, integer: bool) -> Option<Value> {
     Number::from_f64(f).map(Value::Number)
 }
 
-/// The first of a few strings that `pattern` does not match, by the validator's own engine.
-pub(crate) fn not_matching(pattern: &str, real: &str) -> Option<String> {
+/// A string that `pattern` does not match, by the validator's own engine, and whether it keeps
+/// within the `[min, max]` length bounds beside the pattern.
+///
+/// Why the bounds: a string that breaks `minLength` too is rejected whether or not the pattern
+/// constrains anything, so its rejection would prove nothing about the pattern. A candidate
+/// inside the bounds is preferred; one outside them is returned only when none fits (`false`),
+/// so the caller can say so.
+pub(crate) fn not_matching(
+    pattern: &str,
+    real: &str,
+    min: Option<u64>,
+    max: Option<u64>,
+) -> Option<(String, bool)> {
     let schema = json!({"type": "string", "pattern": pattern});
     let check = compile(&schema, Options::default()).ok()?;
-    let candidates = [
+    // A filler as long as the bounds ask (capped: a bound this large is never built).
+    let want = min.unwrap_or(1).clamp(1, 4096) as usize;
+    let mut candidates = vec![
         String::new(),
         " ".to_owned(),
         "mcpseal: does not match".to_owned(),
@@ -97,9 +110,21 @@ pub(crate) fn not_matching(pattern: &str, real: &str) -> Option<String> {
         format!("\u{1}{real}"),
         real.chars().rev().collect(),
     ];
-    candidates
+    for c in [' ', '\u{1}', '0', '~', 'a', 'A'] {
+        candidates.push(std::iter::repeat_n(c, want).collect());
+    }
+    let fits = |c: &str| {
+        let n = c.chars().count() as u64;
+        min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m)
+    };
+    let failing: Vec<String> = candidates
         .into_iter()
-        .find(|c| !check.is_valid(&Value::String(c.clone())))
+        .filter(|c| !check.is_valid(&Value::String(c.clone())))
+        .collect();
+    if let Some(c) = failing.iter().find(|c| fits(c)) {
+        return Some((c.clone(), true));
+    }
+    failing.into_iter().next().map(|c| (c, false))
 }
 
 /// A property name that no `patternProperties` key matches and `properties` does not list.
@@ -155,8 +180,25 @@ mod tests {
 
     #[test]
     fn strings_and_names_dodge_their_patterns() {
-        assert_eq!(not_matching("^[A-Z]", "Lisbon"), Some(String::new()));
-        assert_eq!(not_matching(".*", "x"), None);
+        assert_eq!(
+            not_matching("^[A-Z]", "Lisbon", None, None),
+            Some((String::new(), true))
+        );
+        // Within the length bounds beside the pattern, so only the pattern can reject it.
+        assert_eq!(
+            not_matching("^[A-Z]", "Lisbon", Some(2), Some(40)),
+            Some(("mcpseal: does not match".to_owned(), true))
+        );
+        assert_eq!(
+            not_matching("^[A-Z]", "Lisbon", Some(30), Some(30)),
+            Some((" ".repeat(30), true))
+        );
+        // None fits (every string of length 1 matches): the nearest, said to be outside.
+        assert_eq!(
+            not_matching("^.$", "x", Some(1), Some(1)),
+            Some((String::new(), false))
+        );
+        assert_eq!(not_matching(".*", "x", None, None), None);
         let s = json!({"properties": {"mcpsealUnexpected": {}}, "patternProperties": {"^mcpseal-": {}}});
         assert_eq!(extra_name(&s), Some("~".to_owned()));
     }
