@@ -103,3 +103,41 @@ fn a_report_validates_and_its_verdict_is_data() {
         "{text}"
     );
 }
+
+/// A change to a report document.
+type Tamper = fn(&mut serde_json::Value);
+
+#[test]
+fn the_schema_can_say_no() {
+    // Negative controls for the report's own contract: a green schema check above proves
+    // something only if the schema rejects a document that breaks it.
+    let schema = mcpseal_report::call::schema();
+    let v = jsonschema::validator_for(&schema).expect("compiles");
+    let doc: serde_json::Value = serde_json::from_str(&render_call(
+        &report(),
+        Format::Json,
+        &RenderOptions::default(),
+    ))
+    .expect("json");
+    assert!(v.is_valid(&doc));
+    let tampered: [(&str, Tamper); 5] = [
+        ("an outcome that is neither rejected nor trap", |d| {
+            d["negativeControls"]["tamperings"][0]["outcome"] = json!("passed");
+        }),
+        ("no schemaVersion", |d| {
+            if let Some(o) = d.as_object_mut() {
+                o.remove("schemaVersion");
+            }
+        }),
+        ("an unknown state", |d| d["state"] = json!("done")),
+        ("passed as a string", |d| d["passed"] = json!("false")),
+        ("a negative trap count", |d| {
+            d["summary"]["traps"] = json!(-1)
+        }),
+    ];
+    for (what, tamper) in tampered {
+        let mut d = doc.clone();
+        tamper(&mut d);
+        assert!(!v.is_valid(&d), "the schema accepts {what}");
+    }
+}
