@@ -189,6 +189,79 @@ fn a_result_that_breaks_its_contract_or_reports_an_error_fails() {
     }
 }
 
+/// `(code, rule ids)` of `mcpseal call ARGS…` on `target`.
+fn verdict(args: &[&str], target: &Target) -> (i32, Vec<String>) {
+    let (code, report, err) = call_json(args, target);
+    assert_eq!(report["state"], "judged", "{args:?}: {err}\n{report:#}");
+    (code, rule_ids(&report))
+}
+
+#[test]
+fn each_verdict_fires_on_its_case_and_only_there() {
+    for setup in SETUPS {
+        let target = Target::start(setup, &["--call-tools", "--tool-defs", "remote-ref"]);
+        let modern = !setup.legacy;
+        // The good result, for contrast: no finding at all.
+        assert_eq!(verdict(&["forecast", "--args", CITY], &target), (0, vec![]));
+        assert_eq!(
+            verdict(&["forecast_bare", "--args", CITY], &target),
+            (1, vec!["CALL006".to_owned()]),
+            "{setup:?}"
+        );
+        // A missing mirror is a warning: the call still passes, and its contract still holds.
+        let (code, report, _) = call_json(
+            &["forecast_unmirrored", "--args", CITY, "--negative-controls"],
+            &target,
+        );
+        assert_eq!((code, rule_ids(&report)), (0, vec!["CALL008".to_owned()]));
+        assert_eq!(report["findings"][0]["severity"], "warning");
+        assert_eq!(report["summary"]["traps"], 0);
+        assert!(report["summary"]["tamperings"].as_u64() >= Some(15));
+        // A bare string as structuredContent: valid in 2026-07-28, not in 2025-11-25.
+        let want: Vec<String> = if modern {
+            vec![]
+        } else {
+            vec!["CALL001".into()]
+        };
+        assert_eq!(
+            verdict(&["scalar"], &target),
+            (i32::from(!modern), want),
+            "{setup:?}"
+        );
+        assert_eq!(
+            verdict(&["bad_error"], &target),
+            (1, vec!["CALL003".to_owned(), "CALL004".to_owned()]),
+            "{setup:?}"
+        );
+        // A malformed input_required result; a 2025 client knows no input_required at all.
+        let want = if modern { "CALL009" } else { "CALL003" };
+        let (code, ids) = verdict(&["ask_badly", "--no-ask"], &target);
+        assert_eq!(code, 1);
+        assert!(
+            !ids.is_empty() && ids.iter().all(|i| i == want),
+            "{setup:?}: {ids:?}"
+        );
+        // An inputSchema that needs a remote document: sent unchecked, with a warning.
+        assert_eq!(
+            verdict(&["remote_ref", "--args", r#"{"args":1}"#], &target),
+            (0, vec!["CALL013".to_owned()]),
+            "{setup:?}"
+        );
+        // resultType is required in 2026-07-28 only.
+        let target = Target::start(setup, &["--no-result-type"]);
+        let want: Vec<String> = if modern {
+            vec!["CALL002".into()]
+        } else {
+            vec![]
+        };
+        assert_eq!(
+            verdict(&["forecast", "--args", CITY], &target),
+            (i32::from(modern), want),
+            "{setup:?}"
+        );
+    }
+}
+
 #[test]
 fn a_definition_the_revision_refuses_is_a_finding() {
     // `broken_output` declares `outputSchema: {"type": "objekt"}`: not a 2025 Tool (root type

@@ -7,6 +7,10 @@
 //!   and mirrors `structuredContent` in a text block. Every tampering must be rejected.
 //! - `forecast_broken` breaks that contract (`celsius` is a string, an extra field).
 //! - `forecast_error` answers `isError: true` (exempt from the contract).
+//! - `forecast_bare` declares the contract and returns no `structuredContent` (text only);
+//!   `forecast_unmirrored` keeps the contract with no text block mirroring it (a warning).
+//! - `scalar` (no `outputSchema`) returns a bare string as `structuredContent`: allowed by
+//!   2026-07-28, outside the 2025-11-25 `CallToolResult` (an object only).
 //! - `confirm` needs the user's confirmation first: a 2026-07-28 server answers
 //!   `input_required` (an `elicitation/create` input request and a `requestState`) and completes
 //!   only on the retry that answers it and echoes the state; a 2025-11-25 server sends the
@@ -30,8 +34,9 @@ use crate::knobs::Knobs;
 /// The knobs of this module (flattened into the fixture's flags).
 #[derive(Debug, Clone, Default, Args)]
 pub struct ContractKnobs {
-    /// Add `forecast`, `forecast_broken`, `forecast_error`, `confirm`, `loose` and
-    /// `legacy_bounds`: tools with an `outputSchema` contract (`mcpseal call`, negative controls)
+    /// Add `forecast`, `forecast_broken`, `forecast_error`, `forecast_bare`,
+    /// `forecast_unmirrored`, `scalar`, `confirm`, `loose` and `legacy_bounds`: tools with an
+    /// `outputSchema` contract, kept or broken (`mcpseal call`, negative controls)
     #[arg(long)]
     pub contract_tools: bool,
 
@@ -75,6 +80,12 @@ pub fn tools() -> Vec<Value> {
             "inputSchema": city_input, "outputSchema": forecast_schema()}),
         json!({"name": "forecast_error", "description": "Always fails with isError",
             "inputSchema": city_input, "outputSchema": forecast_schema()}),
+        json!({"name": "forecast_bare", "description": "Declares the contract, returns text only",
+            "inputSchema": city_input, "outputSchema": forecast_schema()}),
+        json!({"name": "forecast_unmirrored", "description": "Keeps the contract, mirrors nothing in text",
+            "inputSchema": city_input, "outputSchema": forecast_schema()}),
+        json!({"name": "scalar", "description": "A bare string as structuredContent (2026-07-28 only)",
+            "inputSchema": none}),
         json!({"name": "confirm", "description": "Asks the user to confirm first (MRTR in 2026, elicitation mid-call in 2025)",
             "inputSchema": none,
             "outputSchema": {"type": "object",
@@ -153,6 +164,13 @@ pub fn call(
             json!({"city": city(params), "celsius": "warm", "humidity": 55,
             "conditions": "sunny", "alert": null, "source": "a guess"}),
         ),
+        "forecast_bare" => {
+            json!({"content": [{"type": "text", "text": "sunny, 21.5 °C"}]})
+        }
+        "forecast_unmirrored" => json!({"content": [],
+            "structuredContent": {"city": city(params), "celsius": 21.5, "humidity": 55,
+                "conditions": "sunny", "alert": null}}),
+        "scalar" => structured(json!("sunny")),
         "forecast_error" => {
             json!({"content": [{"type": "text", "text": "the forecast service is down"}], "isError": true})
         }
