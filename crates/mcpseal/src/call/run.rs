@@ -427,8 +427,6 @@ fn needs_input_message(run: &Run) -> String {
     )
 }
 
-/// Answers a 2025 server's requests during the call: an input method with the answer given
-/// (or asked at the terminal), `ping` with `{}`, anything else declined. Each is recorded.
 /// What a 2025 server asked during the call so far, and the first answer mcpseal refused to
 /// send (a given answer that does not fit what was asked).
 #[derive(Default)]
@@ -437,6 +435,8 @@ struct Asked {
     refused: Option<CallError>,
 }
 
+/// Answers a 2025 server's requests during the call: an input method with the answer given
+/// (or asked at the terminal), `ping` with `{}`, anything else declined. Each is recorded.
 async fn answer_server_requests(
     mut rx: mpsc::Receiver<ServerRequest>,
     answers: Answers,
@@ -461,33 +461,39 @@ async fn answer_server_requests(
             answer: None,
             answered_from: None,
         };
+        // Recorded before the server hears back: the server's final result can only follow
+        // the answer, so the round that result closes always holds the request it answered.
         match answers.answer(era, &q).await {
             Ok(Some((value, source))) => {
-                req.respond(value.clone());
-                q.answer = Some(value);
+                q.answer = Some(value.clone());
                 q.answered_from = Some(source);
+                record(&asked, q, None);
+                req.respond(value);
             }
-            Ok(None) => req.respond_error(
-                -32603,
-                &format!("mcpseal was given no answer for `{m}` (pass `--answer {m}=JSON`)"),
-                None,
-            ),
-            Err(e) => {
+            Ok(None) => {
+                record(&asked, q, None);
                 req.respond_error(
                     -32603,
-                    &format!("mcpseal refused its own answer: {e}"),
+                    &format!("mcpseal was given no answer for `{m}` (pass `--answer {m}=JSON`)"),
                     None,
                 );
-                let mut a = asked.lock().unwrap_or_else(PoisonError::into_inner);
-                a.refused.get_or_insert(e);
+            }
+            Err(e) => {
+                let message = format!("mcpseal refused its own answer: {e}");
+                record(&asked, q, Some(e));
+                req.respond_error(-32603, &message, None);
             }
         }
-        asked
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .requests
-            .push(q);
     }
+}
+
+/// Adds `q` (and the first refusal) to what was asked during the call.
+fn record(asked: &Mutex<Asked>, q: InputRequest, refused: Option<CallError>) {
+    let mut a = asked.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(e) = refused {
+        a.refused.get_or_insert(e);
+    }
+    a.requests.push(q);
 }
 
 impl Run {
