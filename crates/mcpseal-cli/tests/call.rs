@@ -286,13 +286,18 @@ fn the_servers_own_validation_is_reached_with_no_input_check() {
     // `bad_output` mirrors nothing wrong but breaks the schema; `echo` has no contract.
     let (code, report, _) = call_json(&["echo", "--args", r#"{"message":"hi"}"#], &target);
     assert_eq!(code, 0, "{report:#}");
-    // The server's own validation, reached with --no-input-check: a JSON-RPC error.
+    // The server's own validation, reached with --no-input-check: the fixture reports
+    // arguments that do not fit as a tool execution error (`isError`, as tools.mdx files it).
     let (code, report, _) = call_json(
         &["echo", "--args", r#"{"message":7}"#, "--no-input-check"],
         &target,
     );
     assert_eq!(code, 1);
-    assert_eq!(rule_ids(&report), ["CALL010"]);
+    assert_eq!(rule_ids(&report), ["CALL004"]);
+    assert_eq!(
+        report["rounds"][0]["exchange"]["request"]["params"]["arguments"]["message"], 7,
+        "sent unchecked"
+    );
     let (code, _, _) = call_json(
         &[
             "echo",
