@@ -130,6 +130,7 @@ build_npm() {
     @modelcontextprotocol/server-memory/package.json \
     @modelcontextprotocol/server-sequential-thinking/package.json \
     @modelcontextprotocol/server/package.json \
+    @modelcontextprotocol/client/package.json \
     @modelcontextprotocol/node/package.json \
     zod/package.json; do
     [[ -f "$dir/node_modules/$f" ]] || { log "npm: $f missing after npm ci"; return 1; }

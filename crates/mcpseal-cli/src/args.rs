@@ -47,6 +47,10 @@ pub enum Command {
     Registry(crate::publish_args::RegistryArgs),
     /// Server cards: emit one from the lock, check a server's cards against the live server.
     Card(crate::publish_args::CardArgs),
+    /// Call one tool as a strict client would and judge the result; `--negative-controls` proves
+    /// the judgement can say no (exit 0 accepted, 1 a verdict failed or a trap, 2 usage error,
+    /// unreachable or input needed). `--prompt`/`--resource` read a prompt or resource instead.
+    Call(CallArgs),
     /// Serve a static site as a read-only MCP server whose every answer is checked against its
     /// signed `sha256sum` manifest (stdio by default; `--http ADDR`; `--cli VERB`; `--check`).
     Serve(crate::commands::serve::ServeArgs),
@@ -152,6 +156,64 @@ pub struct RpcArgs {
     /// JSON-RPC method.
     #[arg(value_name = "METHOD")]
     pub method: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub connect: ConnectArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub output: OutputArgs,
+}
+
+/// `mcpseal call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool to call, as the server lists it (omitted with `--prompt` or `--resource`). It
+    /// is called once (plus the retries its server asks for), and never any other tool.
+    #[arg(value_name = "TOOL")]
+    pub tool: Option<String>,
+    /// The arguments: a JSON object, or `@FILE` to read it from a file.
+    #[arg(long, value_name = "JSON|@FILE", default_value = "{}")]
+    pub args: String,
+    /// Answer what the server asks: KEY is an `inputRequests` key (2026-07-28) or a method
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`; also a 2025 server's
+    /// mid-call request); JSON (or `@FILE`) is the whole result sent back (repeatable). On a
+    /// terminal, what was not answered is asked for.
+    #[arg(long = "answer", value_name = "KEY=JSON")]
+    pub answers: Vec<String>,
+    /// Tamper the one real result as the listed `outputSchema` says it cannot be, and require
+    /// every tampered copy to be rejected (a copy that passes is a trap: exit 1). No extra call
+    /// is made.
+    #[arg(long)]
+    pub negative_controls: bool,
+    /// The call is meant to fail (`isError`, or a JSON-RPC error): pass when it does.
+    #[arg(long)]
+    pub expect_error: bool,
+    /// Send the arguments even when they break the tool's `inputSchema` (to test the server's
+    /// own validation).
+    #[arg(long)]
+    pub no_input_check: bool,
+    /// Never ask at the terminal: what is not answered with `--answer` is reported (exit 2).
+    #[arg(long)]
+    pub no_ask: bool,
+    /// The most requests one call makes (the first and its `input_required` retries).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub max_rounds: u32,
+    /// Read this prompt (`prompts/get`, with `--args` as its string arguments) instead of
+    /// calling a tool.
+    #[arg(long, value_name = "NAME", conflicts_with = "resource")]
+    pub prompt: Option<String>,
+    /// Read this resource (`resources/read`) instead of calling a tool.
+    #[arg(long, value_name = "URI")]
+    pub resource: Option<String>,
+    /// Report format: `text`, `json`, `markdown` or `sarif`.
+    #[arg(long, default_value = "text", value_name = "FORMAT")]
+    pub format: mcpseal_report::Format,
+    /// Add the server's diagnostics (text format).
+    #[arg(long)]
+    pub verbose: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub target: TargetArgs,

@@ -45,6 +45,7 @@ fn main() -> ExitCode {
             Command::Diff(args) => commands::diff::run(args).await,
             Command::Registry(args) => commands::registry::run(args).await,
             Command::Card(args) => commands::card::run(args).await,
+            Command::Call(args) => commands::call::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Guard(args) => commands::guard::run(args).await,
         }

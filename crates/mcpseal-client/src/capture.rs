@@ -102,12 +102,86 @@ pub async fn capture_surface(conn: &Connection, options: &CaptureOptions) -> Cap
     Capture { raw, exchanges }
 }
 
+/// What finding a server's era found.
+#[derive(Debug, Clone)]
+pub struct Discovery {
+    /// The era the server speaks (legacy when `server/discover` failed in a way only a legacy
+    /// server fails).
+    pub era: Era,
+    /// The `server/discover` (modern) or `initialize` (legacy) result.
+    pub server: Option<Value>,
+    /// Why there is no such result, when there is none.
+    pub failure: Option<String>,
+    /// The exchanges, in order.
+    pub exchanges: Vec<Exchange>,
+}
+
+/// Finds the era the way [`capture_surface`] does, declaring `capabilities` as the client's:
+/// in `server/discover`'s `_meta` (2026) and in `initialize` (2025), so a server knows it may
+/// ask for what they name (elicitation, sampling, roots).
+pub async fn discover(conn: &Connection, capabilities: &Value) -> Discovery {
+    let mut exchanges = Vec::new();
+    let (era, server, failure) =
+        discover_era_declaring(conn, &mut exchanges, Some(capabilities)).await;
+    Discovery {
+        era,
+        server,
+        failure,
+        exchanges,
+    }
+}
+
+/// The items of every page of `kind` in `era` (a page cap and a repeated-cursor check as in
+/// [`capture_surface`]), the failure that ended the read early if any, and the exchanges.
+pub async fn list_items(
+    conn: &Connection,
+    era: Era,
+    kind: ListKind,
+    page_cap: usize,
+) -> (Vec<Value>, Option<ListFailure>, Vec<Exchange>) {
+    let options = CaptureOptions {
+        page_cap,
+        mcp_surface_compat: false,
+    };
+    let mut exchanges = Vec::new();
+    let list = read_list(conn, era, kind, &options, false, &mut exchanges).await;
+    let mut items = Vec::new();
+    let mut failure = list.failure;
+    for page in &list.pages {
+        let parsed: Option<Vec<Value>> = serde_json::from_str::<Value>(page.get())
+            .ok()
+            .and_then(|v| v.get(kind.key()).and_then(Value::as_array).cloned());
+        match parsed {
+            Some(more) => items.extend(more),
+            None if failure.is_none() => {
+                failure = Some(ListFailure {
+                    kind: FailureKind::Error,
+                    message: format!("a page has no `{}` array", kind.key()),
+                });
+            }
+            None => {}
+        }
+    }
+    (items, failure, exchanges)
+}
+
 /// Finds the era: returns it, the discover/initialize result, and why it is missing.
 async fn discover_era(
     conn: &Connection,
     exchanges: &mut Vec<Exchange>,
 ) -> (Era, Option<Value>, Option<String>) {
+    discover_era_declaring(conn, exchanges, None).await
+}
+
+async fn discover_era_declaring(
+    conn: &Connection,
+    exchanges: &mut Vec<Exchange>,
+    capabilities: Option<&Value>,
+) -> (Era, Option<Value>, Option<String>) {
     let mut request = Request::modern(method::SERVER_DISCOVER, None);
+    if let Some(caps) = capabilities {
+        request = request.with_meta(META_CLIENT_CAPABILITIES, caps.clone());
+    }
     // At most one fix per modern error kind, so a confused server cannot keep us looping.
     for _ in 0..3 {
         let ex = conn.send(request.clone()).await;
@@ -158,7 +232,13 @@ async fn discover_era(
             }
         }
     }
-    let (init, _) = conn.handshake().await;
+    let (init, _) = match capabilities {
+        Some(caps) => {
+            conn.handshake_declaring(Era::Legacy.revision(), crate::client_info(), caps.clone())
+                .await
+        }
+        None => conn.handshake().await,
+    };
     let result = init.result().cloned();
     let failure = if result.is_some() {
         None

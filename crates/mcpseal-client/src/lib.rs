@@ -48,7 +48,10 @@ mod target;
 mod tokenize;
 mod transport;
 
-pub use capture::{Capture, CaptureOptions, SanityCheck, capture_surface, sanity_check};
+pub use capture::{
+    Capture, CaptureOptions, Discovery, SanityCheck, capture_surface, discover, list_items,
+    sanity_check,
+};
 pub use connection::{Connection, ServerRequest, ServerRequests};
 pub use diagnostics::Diagnostics;
 pub use error::{ConnectError, TransportError, TransportErrorKind, format_duration};

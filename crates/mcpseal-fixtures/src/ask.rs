@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use crate::jsonrpc;
+use crate::knobs::Knobs;
 
 /// The knobs of this module (flattened into the fixture's flags).
 #[derive(Debug, Clone, Default, Args)]
@@ -48,7 +49,9 @@ fn ask_id(n: u64) -> Value {
     json!(format!("fixture-ask-{n}"))
 }
 
-fn ask_request(knobs: &AskKnobs, id: &Value) -> Value {
+/// The request of the `--ask-client` plan: `roots/list`, or `--ask-with METHOD` (a sampling or
+/// elicitation request with minimal valid params, or any other method bare).
+fn roots_plan_request(knobs: &AskKnobs, id: &Value) -> Value {
     match knobs.ask_with.as_deref() {
         Some(m @ "sampling/createMessage") => json!({"jsonrpc": "2.0", "id": id, "method": m,
             "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello?"}}],
@@ -61,11 +64,45 @@ fn ask_request(knobs: &AskKnobs, id: &Value) -> Value {
     }
 }
 
-fn final_answer(request: &Value, answer: &Value) -> Value {
-    jsonrpc::result(
-        request.get("id").unwrap_or(&Value::Null),
-        json!({"askedClient": answer}),
-    )
+/// What the fixture asks the client before it answers a request, and how it answers then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    /// `--ask-client METHOD`: `roots/list`, then `{"askedClient": <the client's answer>}`.
+    Roots,
+    /// `--contract-tools` in legacy mode, `tools/call` of `confirm`: `elicitation/create`, then
+    /// the tool's result from the client's `ElicitResult`.
+    Confirm,
+}
+
+/// The plan for `msg`, if the fixture asks the client something before answering it.
+fn plan(knobs: &Knobs, msg: &Value) -> Option<Plan> {
+    if is_asked(&knobs.ask, msg) {
+        return Some(Plan::Roots);
+    }
+    if crate::contract::asks_mid_call(knobs, msg) {
+        crate::contract::record(knobs, "confirm");
+        return Some(Plan::Confirm);
+    }
+    None
+}
+
+fn ask_request(plan: Plan, ask: &AskKnobs, id: &Value) -> Value {
+    match plan {
+        Plan::Roots => roots_plan_request(ask, id),
+        Plan::Confirm => json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create",
+            "params": crate::contract::elicitation_params()}),
+    }
+}
+
+fn final_answer(plan: Plan, request: &Value, answer: &Value) -> Value {
+    let id = request.get("id").unwrap_or(&Value::Null);
+    match plan {
+        Plan::Roots => jsonrpc::result(id, json!({"askedClient": answer})),
+        Plan::Confirm => {
+            let elicited = answer.get("result").cloned().unwrap_or(Value::Null);
+            jsonrpc::result(id, crate::contract::after_elicitation(&elicited))
+        }
+    }
 }
 
 fn is_asked(knobs: &AskKnobs, msg: &Value) -> bool {
@@ -77,7 +114,7 @@ fn is_asked(knobs: &AskKnobs, msg: &Value) -> bool {
 /// The stdio side: the one request waiting for the client's answer.
 #[derive(Debug, Default)]
 pub struct StdioAsk {
-    waiting: Option<(Value, Value)>,
+    waiting: Option<(Value, Value, Plan)>,
     asked: u64,
 }
 
@@ -89,31 +126,35 @@ impl StdioAsk {
     /// I/O errors on stdin or stdout.
     pub fn intercept(
         &mut self,
-        knobs: &AskKnobs,
+        knobs: &Knobs,
         msg: &Value,
         input: &mut impl BufRead,
     ) -> io::Result<bool> {
-        if let Some((request, id)) = &self.waiting
+        if let Some((request, id, plan)) = &self.waiting
             && msg.get("method").is_none()
             && msg.get("id") == Some(id)
         {
             let mut out = io::stdout().lock();
-            writeln!(out, "{}", final_answer(request, msg))?;
+            writeln!(out, "{}", final_answer(*plan, request, msg))?;
             out.flush()?;
             self.waiting = None;
             return Ok(true);
         }
-        if self.waiting.is_some() || !is_asked(knobs, msg) {
+        if self.waiting.is_some() {
             return Ok(false);
         }
-        if knobs.ask_padding.is_some() {
+        let Some(plan) = plan(knobs, msg) else {
+            return Ok(false);
+        };
+        let knobs = &knobs.ask;
+        if knobs.ask_padding.is_some() && plan == Plan::Roots {
             // Blocks until the first bytes of the client's next message are here.
             input.fill_buf()?;
         }
         self.asked += 1;
         let id = ask_id(self.asked);
         let mut out = io::stdout().lock();
-        writeln!(out, "{}", ask_request(knobs, &id))?;
+        writeln!(out, "{}", ask_request(plan, knobs, &id))?;
         let mut left = knobs.ask_padding.unwrap_or(0);
         let pad = "p".repeat(16 * 1024);
         while left > 0 {
@@ -126,7 +167,7 @@ impl StdioAsk {
             left = left.saturating_sub(line.len());
         }
         out.flush()?;
-        self.waiting = Some((msg.clone(), id));
+        self.waiting = Some((msg.clone(), id, plan));
         Ok(true)
     }
 }
@@ -145,7 +186,7 @@ fn lock(w: &Waiters) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sende
 /// The HTTP side: the asked method gets an event stream carrying our request, then (once the
 /// client POSTed its answer) the final answer; the client's answer gets 202. `None` lets the
 /// fixture handle the POST as usual.
-pub fn http_post(knobs: &AskKnobs, msg: &Value) -> Option<Response> {
+pub fn http_post(knobs: &Knobs, msg: &Value) -> Option<Response> {
     if msg.get("method").is_none()
         && let Some(id) = msg.get("id").and_then(Value::as_str)
         && let Some(tx) = lock(waiters()).remove(id)
@@ -153,19 +194,17 @@ pub fn http_post(knobs: &AskKnobs, msg: &Value) -> Option<Response> {
         let _ = tx.send(msg.clone());
         return Some(StatusCode::ACCEPTED.into_response());
     }
-    if !is_asked(knobs, msg) {
-        return None;
-    }
+    let plan = plan(knobs, msg)?;
     static ASKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = ASKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
     let id = ask_id(n);
     let (tx, rx) = oneshot::channel();
     lock(waiters()).insert(id.as_str().unwrap_or_default().to_owned(), tx);
     let request = msg.clone();
-    let first = crate::sse::event(&ask_request(knobs, &id));
+    let first = crate::sse::event(&ask_request(plan, &knobs.ask, &id));
     let then = async move {
         let answer = rx.await.unwrap_or(Value::Null);
-        crate::sse::event(&final_answer(&request, &answer))
+        crate::sse::event(&final_answer(plan, &request, &answer))
     };
     let body = stream::once(async move { first })
         .chain(stream::once(then))

@@ -198,7 +198,7 @@ async fn post(h: Shared, headers: HeaderMap, body: Bytes) -> Response {
             return json_response(&h, jsonrpc::error(&Value::Null, &err), 400, None);
         }
     };
-    if let Some(r) = crate::ask::http_post(&h.knobs.ask, &msg) {
+    if let Some(r) = crate::ask::http_post(&h.knobs, &msg) {
         return r;
     }
     let session = session_header(&headers);

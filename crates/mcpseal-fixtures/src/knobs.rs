@@ -393,6 +393,11 @@ pub struct Knobs {
     /// `MCP-Protocol-Version` it does not know with 400 (TypeScript SDK v1 stateless HTTP)
     #[arg(long)]
     pub stateless_legacy: bool,
+
+    /// Tools with an `outputSchema` contract and the call log (`--contract-tools`,
+    /// `--call-log`), in their own module.
+    #[command(flatten)]
+    pub contract: crate::contract::ContractKnobs,
 }
 
 /// How `--missing-resource` answers `resources/read` of an unknown URI.

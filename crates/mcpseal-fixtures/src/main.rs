@@ -13,6 +13,7 @@
 mod ask;
 mod auth;
 mod cards;
+mod contract;
 mod gate;
 mod handler;
 mod headers;
@@ -57,6 +58,9 @@ fn main() -> ExitCode {
             }
             if knobs.rug.rug_pull.is_some() {
                 s.add_tool(rugpull::archive_tool());
+            }
+            if knobs.contract.contract_tools {
+                s.add_tools(contract::tools());
             }
             s
         }

@@ -57,7 +57,7 @@ impl Handler {
             "server/discover" => (self.discover(), true),
             "initialize" => return Ok(Answer::Result(self.initialize(), None)),
             "resources/read" => (self.read(era, params)?, true),
-            "tools/call" => (self.call_tool(params)?, false),
+            "tools/call" => (self.call_tool(era, params)?, false),
             "prompts/get" => (self.get_prompt(params)?, false),
             "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe" => {
                 (json!({}), false)
@@ -278,7 +278,7 @@ impl Handler {
         }
     }
 
-    fn call_tool(&self, params: &Value) -> Result<Value, RpcError> {
+    fn call_tool(&self, era: Era, params: &Value) -> Result<Value, RpcError> {
         let name = str_param(params, "name").ok_or_else(|| {
             app_err(
                 INVALID_PARAMS,
@@ -286,6 +286,8 @@ impl Handler {
                 json!({"missing": ["name"]}),
             )
         })?;
+        // Recorded before anything else: an attempt to call an unknown tool is a call too.
+        crate::contract::record(&self.knobs, name);
         let honest = self.surface.tool(name).is_some();
         let exists = crate::rugpull::tool_exists(&self.knobs.rug, name, honest);
         if !exists && self.knobs.unknown_tool_is_error {
@@ -300,6 +302,9 @@ impl Handler {
                 format!("Unknown tool: {name}"),
                 json!({"name": name}),
             ));
+        }
+        if let Some(answer) = crate::contract::call(&self.knobs, era == Era::Modern, name, params) {
+            return answer;
         }
         let args = params
             .get("arguments")

@@ -57,7 +57,7 @@ pub fn serve(handler: Arc<Handler>) -> io::Result<()> {
             continue;
         }
         let outcome = match serde_json::from_slice::<Value>(text) {
-            Ok(msg) if ask.intercept(&handler.knobs.ask, &msg, &mut input)? => continue,
+            Ok(msg) if ask.intercept(&handler.knobs, &msg, &mut input)? => continue,
             Ok(msg) => handler.handle(Incoming {
                 msg: &msg,
                 transport: Transport::Stdio,

@@ -202,6 +202,12 @@ impl Surface {
         self.sort();
     }
 
+    /// Appends `tools` (then re-sorts).
+    pub fn add_tools(&mut self, tools: Vec<Value>) {
+        self.tools.get_or_insert_with(Vec::new).extend(tools);
+        self.sort();
+    }
+
     /// `{name, version}` of this server.
     pub fn server_info(&self) -> Value {
         json!({"name": self.name, "version": self.version})

@@ -2,10 +2,11 @@
 //!
 //! Everything that names something on the wire lives here: the revisions and their eras
 //! ([`Era`]), the `_meta` keys and header names ([`keys`]), method names and error codes
-//! ([`method`]), how a request is dressed for its era ([`Request`]), the list table ([`ListKind`]:
-//! method, result key, identity key), the raw-capture document ([`RawCapture`]), and the two pure
-//! framings of the transports (newline-delimited stdio lines in [`framing`], Server-Sent Events in
-//! [`sse`]) and the classification of JSON-RPC messages ([`jsonrpc`]).
+//! ([`method`]), how a request is dressed for its era ([`Request`]), result types and multi
+//! round-trip requests ([`mrtr`]), the list table ([`ListKind`]: method, result key, identity
+//! key), the raw-capture document ([`RawCapture`]), and the two pure framings of the transports
+//! (newline-delimited stdio lines in [`framing`], Server-Sent Events in [`sse`]) and the
+//! classification of JSON-RPC messages ([`jsonrpc`]).
 //!
 //! What it refuses to do: any I/O, async or clock reading. The client, the server half, the
 //! surface model and the fixtures all build on it, so it stays small and fast to compile, and the
@@ -31,6 +32,7 @@ pub mod jsonrpc;
 pub mod keys;
 mod list;
 pub mod method;
+pub mod mrtr;
 mod request;
 mod revision;
 pub mod routing;

@@ -41,6 +41,7 @@
 
 #![deny(missing_docs)]
 
+pub mod call;
 mod format;
 mod model;
 pub mod publish;

@@ -47,7 +47,9 @@
 mod cache;
 mod compile;
 mod dialect;
+pub mod judge;
 pub mod refs;
+pub mod tamper;
 mod violation;
 pub mod wire;
 

@@ -91,7 +91,7 @@ fn classify(
 }
 
 /// RFC 6901 pointer (percent-decoded, as in a URI fragment) into `root`.
-fn resolve_pointer<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
+pub(crate) fn resolve_pointer<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
     let decoded = percent_decode(pointer)?;
     let mut cur = root;
     for raw in decoded.split('/').skip(1) {

@@ -10,6 +10,7 @@
 //! what to do), and the `mcpseal` binary decides how to render it and which exit code it means.
 
 pub mod atomic;
+pub mod call;
 pub mod check;
 mod connect;
 pub mod diff;

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod call;
 pub mod card;
 pub mod check;
 pub mod diff;

@@ -286,11 +286,23 @@ impl Connection {
         protocol_version: &str,
         client: Value,
     ) -> (Exchange, Option<Exchange>) {
+        self.handshake_declaring(protocol_version, client, json!({}))
+            .await
+    }
+
+    /// The 2025 handshake declaring `capabilities` as the client's (what the server may ask
+    /// of it mid-request: `elicitation`, `sampling`, `roots`).
+    pub async fn handshake_declaring(
+        &self,
+        protocol_version: &str,
+        client: Value,
+        capabilities: Value,
+    ) -> (Exchange, Option<Exchange>) {
         let init = self
             .send(Request::legacy(
                 "initialize",
                 Some(
-                    json!({"protocolVersion": protocol_version, "capabilities": {},
+                    json!({"protocolVersion": protocol_version, "capabilities": capabilities,
                     "clientInfo": client}),
                 ),
             ))

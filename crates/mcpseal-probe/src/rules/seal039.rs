@@ -1,16 +1,9 @@
+use mcpseal_protocol::Era;
+use mcpseal_schema::judge::{self, Check};
 use serde_json::Value;
 
 use crate::context::ProbeContext;
-use crate::removed::cut;
 use crate::rule::{FindingExt, RuleResult};
-use mcpseal_protocol::method;
-
-/// The MRTR input methods 2026-07-28 allows in `inputRequests`.
-const INPUT_METHODS: &[&str] = &[
-    method::ELICITATION_CREATE,
-    method::SAMPLING_CREATE_MESSAGE,
-    method::ROOTS_LIST,
-];
 
 crate::rule! {
     /// A tool call asked for with `--call` returned a malformed result.
@@ -57,14 +50,12 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         let Some(result) = ex.result() else {
             continue;
         };
-        let tool = listing.tool(&call.name);
-        let problems = match result.get("resultType").and_then(Value::as_str) {
-            Some("input_required") => input_required_problems(result),
-            // A task of the tasks extension is not a `CallToolResult`; whether it may be sent
-            // to a client that did not declare the extension is SEAL042's finding.
-            Some("task") => continue,
-            _ => complete_problems(result, tool.and_then(|t| t.get("outputSchema"))),
-        };
+        // A task of the tasks extension is not a `CallToolResult`; whether it may be sent to a
+        // client that did not declare the extension is SEAL042's finding.
+        if result.get("resultType").and_then(Value::as_str) == Some("task") {
+            continue;
+        }
+        let problems = problems(result, listing.tool(&call.name));
         if problems.is_empty() {
             continue;
         }
@@ -81,100 +72,25 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     Ok(findings)
 }
 
-fn complete_problems(result: &Value, output_schema: Option<&Value>) -> Vec<String> {
-    let mut out = Vec::new();
-    if !result.get("content").is_some_and(Value::is_array) {
-        out.push(match result.get("content") {
-            None => "the result has no `content` array".to_owned(),
-            Some(c) => format!(
-                "`content` is {} instead of an array",
-                cut(&c.to_string(), 60)
-            ),
-        });
-    }
-    let is_error = match result.get("isError") {
-        None => false,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
-            out.push(format!("`isError` is {other} instead of a boolean"));
-            false
-        }
-    };
-    if is_error {
-        return out;
-    }
-    let Some(schema) = output_schema else {
-        return out;
-    };
-    let Ok(validator) = mcpseal_schema::compile(schema, mcpseal_schema::Options::default()) else {
-        return out;
-    };
-    match result.get("structuredContent") {
-        None => out.push(
-            "the tool declares an `outputSchema` but the result has no `structuredContent`".into(),
-        ),
-        Some(sc) => {
-            let v: Vec<String> = validator
-                .first_violations(sc, 3)
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-            if !v.is_empty() {
-                out.push(format!(
-                    "`structuredContent` {} does not conform to the `outputSchema`: {}",
-                    cut(&sc.to_string(), 120),
-                    v.join("; ")
-                ));
-            }
-        }
-    }
-    out
-}
+/// The checks of the shared judgement (`mcpseal_schema::judge`) this rule reports: the ones a
+/// client cannot get past. The result's wider shape, content blocks and the text mirror are
+/// `mcpseal call`'s to report; a broken `outputSchema` is SEAL036/037/038's.
+const CHECKS: &[Check] = &[
+    Check::NotAnObject,
+    Check::Content,
+    Check::IsError,
+    Check::MissingStructured,
+    Check::Structured,
+    Check::InputRequired,
+];
 
-fn input_required_problems(result: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    let requests = result.get("inputRequests");
-    let state = result.get("requestState");
-    if requests.is_none() && state.is_none() {
-        out.push(
-            "an `input_required` result has neither `inputRequests` nor `requestState`".into(),
-        );
-    }
-    if let Some(s) = state
-        && !s.is_string()
-    {
-        out.push(format!(
-            "`requestState` is {} instead of a string",
-            cut(&s.to_string(), 60)
-        ));
-    }
-    match requests {
-        None => {}
-        Some(Value::Object(map)) => {
-            for (key, req) in map {
-                let asked = req.get("method").and_then(Value::as_str);
-                match asked {
-                    Some(m) if INPUT_METHODS.contains(&m) => {}
-                    Some(m) => out.push(format!(
-                        "`inputRequests.{key}` asks for `{m}`, which is not an input method"
-                    )),
-                    None => out.push(format!("`inputRequests.{key}` has no `method`")),
-                }
-                if asked == Some(method::ROOTS_LIST) {
-                    if req.get("params").is_some_and(|p| !p.is_object()) {
-                        out.push(format!("`inputRequests.{key}.params` is not an object"));
-                    }
-                } else if !req.get("params").is_some_and(Value::is_object) {
-                    out.push(format!("`inputRequests.{key}` has no `params` object"));
-                }
-            }
-        }
-        Some(other) => out.push(format!(
-            "`inputRequests` is {} instead of an object",
-            cut(&other.to_string(), 60)
-        )),
-    }
-    out
+/// The problems of `result` this rule reports, as sentences.
+fn problems(result: &Value, tool: Option<&Value>) -> Vec<String> {
+    judge::tool_result(Era::Modern, result, tool)
+        .into_iter()
+        .filter(|p| CHECKS.contains(&p.check))
+        .map(|p| p.message)
+        .collect()
 }
 
 #[cfg(test)]
@@ -185,28 +101,33 @@ mod tests {
     #[test]
     fn input_required_results_are_judged_by_shape() {
         let ok = json!({"resultType": "input_required", "inputRequests": {"a": {"method": "elicitation/create", "params": {"message": "?"}}}, "requestState": "s"});
-        assert!(input_required_problems(&ok).is_empty());
+        assert!(problems(&ok, None).is_empty());
         assert!(
-            input_required_problems(&json!({"resultType": "input_required", "requestState": "s"}))
-                .is_empty()
+            problems(
+                &json!({"resultType": "input_required", "requestState": "s"}),
+                None
+            )
+            .is_empty()
         );
         assert_eq!(
-            input_required_problems(&json!({"resultType": "input_required"})).len(),
+            problems(&json!({"resultType": "input_required"}), None).len(),
             1
         );
-        let bad = json!({"inputRequests": {"a": {"method": "tools/call", "params": {}}}, "requestState": 7});
-        assert_eq!(input_required_problems(&bad).len(), 2);
+        let bad = json!({"resultType": "input_required", "inputRequests": {"a": {"method": "tools/call", "params": {}}}, "requestState": 7});
+        assert_eq!(problems(&bad, None).len(), 2);
     }
 
     #[test]
     fn complete_results_are_judged_against_the_output_schema() {
-        let schema = json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]});
-        let good = json!({"content": [], "structuredContent": {"sum": 3}});
-        assert!(complete_problems(&good, Some(&schema)).is_empty());
-        let bad = json!({"content": [], "structuredContent": {"sum": "3"}});
-        assert_eq!(complete_problems(&bad, Some(&schema)).len(), 1);
-        let err = json!({"content": [{"type": "text", "text": "boom"}], "isError": true});
-        assert!(complete_problems(&err, Some(&schema)).is_empty());
-        assert_eq!(complete_problems(&json!({"isError": true}), None).len(), 1);
+        let tool = json!({"name": "add", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]}});
+        let good =
+            json!({"resultType": "complete", "content": [], "structuredContent": {"sum": 3}});
+        assert!(problems(&good, Some(&tool)).is_empty());
+        let bad =
+            json!({"resultType": "complete", "content": [], "structuredContent": {"sum": "3"}});
+        assert_eq!(problems(&bad, Some(&tool)).len(), 1);
+        let err = json!({"resultType": "complete", "content": [{"type": "text", "text": "boom"}], "isError": true});
+        assert!(problems(&err, Some(&tool)).is_empty());
+        assert_eq!(problems(&json!({"isError": true}), None).len(), 1);
     }
 }

@@ -1,0 +1,12 @@
+//! Writes the `mcpseal call` document's JSON Schema to `schemas/call-report.schema.json`
+//! (`cargo run -p mcpseal-report --example call-schema`).
+
+use std::path::Path;
+
+fn main() -> std::io::Result<()> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/call-report.schema.json");
+    let mut text = serde_json::to_string_pretty(&mcpseal_report::call::schema())
+        .map_err(std::io::Error::other)?;
+    text.push('\n');
+    std::fs::write(path, text)
+}
