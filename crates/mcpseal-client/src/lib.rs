@@ -41,6 +41,7 @@ mod diagnostics;
 mod error;
 mod exchange;
 mod headers;
+mod memo;
 mod public_get;
 mod redact;
 mod support;
@@ -48,11 +49,14 @@ mod target;
 mod tokenize;
 mod transport;
 
-pub use capture::{Capture, CaptureOptions, SanityCheck, capture_surface, sanity_check};
+pub use capture::{
+    Capture, CaptureOptions, DEFAULT_MAX_CAPTURE_BYTES, SanityCheck, capture_surface, sanity_check,
+};
 pub use connection::{Connection, ServerRequest, ServerRequests};
 pub use diagnostics::Diagnostics;
 pub use error::{ConnectError, TransportError, TransportErrorKind, format_duration};
 pub use exchange::{Exchange, Header, TransportKind};
+pub use memo::TimeoutMemo;
 pub use public_get::{MetadataResponse, PublicClient, PublicResponse, user_agent};
 pub use transport::{
     Inbound, Inbox, Message, RawResponse, Reply, ReplyBody, ReplyStream, StreamItem, Transport,

@@ -3,10 +3,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::memo::TimeoutMemo;
 use crate::tokenize::{TokenizeError, tokenize};
 
 /// A server to speak to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Target {
     /// A Streamable HTTP endpoint.
     Http {
@@ -172,6 +173,10 @@ pub struct Options {
     pub cwd: Option<PathBuf>,
     /// Byte limits.
     pub limits: Limits,
+    /// What timed out in this run: shared by every connection opened with a clone of these
+    /// options, so a dead method costs one timeout per run, not one per ask (see
+    /// [`TimeoutMemo`]). A fresh `Options` is a fresh run.
+    pub timeouts: TimeoutMemo,
 }
 
 impl Default for Options {
@@ -184,6 +189,7 @@ impl Default for Options {
             env: Vec::new(),
             cwd: None,
             limits: Limits::default(),
+            timeouts: TimeoutMemo::default(),
         }
     }
 }

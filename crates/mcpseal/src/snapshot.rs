@@ -152,7 +152,7 @@ pub async fn capture_trusted(
         Form::McpSurface1 => CaptureOptions::mcp_surface(),
         _ => CaptureOptions {
             page_cap: options.page_cap,
-            mcp_surface_compat: false,
+            ..CaptureOptions::default()
         },
     };
     let capture = capture_surface(conn, &capture_options).await;
@@ -180,10 +180,7 @@ pub async fn capture_trusted(
     }
     let surface = Surface::from_capture(&raw)?;
     if options.form == Form::McpSeal1
-        && let Some((kind, gap)) = surface
-            .not_served()
-            .into_iter()
-            .find(|(_, n)| n.is_untrustworthy())
+        && let Some((kind, gap)) = surface.failed().into_iter().next()
     {
         return Err(SnapshotError::Untrustworthy {
             list: kind.method().to_owned(),

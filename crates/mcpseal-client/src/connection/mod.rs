@@ -8,6 +8,7 @@
 //! comes back as an [`Exchange`], bounded by the request's timeout from the first byte written
 //! to the answer.
 
+mod attached;
 mod dress;
 mod http_answer;
 mod routing;
@@ -150,12 +151,27 @@ impl Connection {
 
     /// Sends one request (or notification) and returns what happened. Never fails: problems
     /// are in [`Exchange::transport_error`].
+    ///
+    /// A request that timed out earlier in this run (on any connection sharing these options'
+    /// [`TimeoutMemo`](crate::TimeoutMemo)) with no shorter a timeout is not sent again: it
+    /// fails at once with the original reason.
     pub async fn send(&self, request: Request) -> Exchange {
         let id = request.id.clone().unwrap_or_else(|| self.next_id());
+        let timeout = request.timeout.unwrap_or(self.options.timeout);
+        let memo = &self.options.timeouts;
+        if let Some(err) = memo.recall(&self.target, &request, timeout) {
+            let mut exchange = Exchange::sent(self.transport.kind(), request.to_message(&id));
+            exchange.transport_error = Some(err);
+            self.redactor.exchange(&mut exchange);
+            return exchange;
+        }
         let mut exchange = match self.transport.kind() {
             TransportKind::Stdio => self.send_stdio(&request, id).await,
             TransportKind::Http => self.send_http(&request, id).await,
         };
+        if let Some(err) = &exchange.transport_error {
+            memo.remember(&self.target, &request, timeout, err);
+        }
         if request.method == "initialize"
             && let Some(result) = exchange.result()
         {
@@ -369,10 +385,17 @@ impl Connection {
             .collect()
     }
 
-    /// Ends the connection: closes the child's stdin, waits briefly, then kills it (at once
-    /// when it is not reading its stdin). Dropping a connection kills the child too, just less
-    /// politely.
+    /// Ends the connection: closes the child's stdin, waits briefly, then SIGTERM and at last
+    /// SIGKILL to its whole process group (see [`Transport::close`]). Dropping a connection
+    /// kills the group too, without the grace.
     pub async fn close(&self) {
         self.transport.close().await;
+    }
+
+    /// Kills a stdio server's whole process group now (SIGKILL, no grace): for a run being
+    /// interrupted (Ctrl-C), when there is no time for [`Connection::close`]. Later requests
+    /// fail at once as closed. A no-op on HTTP.
+    pub fn kill(&self) {
+        self.transport.kill();
     }
 }

@@ -15,14 +15,12 @@ use mcpseal_protocol::jsonrpc::{self, MessageKind, id_key};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use crate::connection::attached::Attached;
 use crate::connection::server_request::Answerer;
 use crate::diagnostics::{Diagnostics, SharedDiagnostics};
 use crate::error::{TransportError, TransportErrorKind as Kind};
 use crate::support::lock;
 use crate::transport::{Inbound, Inbox};
-
-/// Server messages attached to one request at most.
-const MAX_ATTACHED: usize = 1000;
 
 /// What ended a wait.
 pub(crate) enum Outcome {
@@ -36,6 +34,7 @@ struct Pending {
     tx: Option<oneshot::Sender<Outcome>>,
     wait: Wait,
     notifications: Vec<Value>,
+    kept: Attached,
 }
 
 /// The requests in flight, and whether the server's output has ended.
@@ -70,6 +69,7 @@ impl Routing {
                 tx: Some(tx),
                 wait,
                 notifications: Vec::new(),
+                kept: Attached::default(),
             },
         );
         Ok(rx)
@@ -101,11 +101,9 @@ impl Routing {
         }
     }
 
-    fn attach(&mut self, value: &Value) {
+    fn attach(&mut self, value: &Value, size: usize) {
         for p in self.pending.values_mut() {
-            if p.notifications.len() < MAX_ATTACHED {
-                p.notifications.push(value.clone());
-            }
+            p.kept.push(&mut p.notifications, value.clone(), size);
         }
     }
 
@@ -130,7 +128,14 @@ pub(crate) async fn route(
     while let Some(item) = inbox.recv().await {
         match item {
             Inbound::Message(message) => {
-                route_message(message.into_value(), &routing, &diagnostics, &answerer);
+                let size = message.text().len();
+                route_message(
+                    message.into_value(),
+                    size,
+                    &routing,
+                    &diagnostics,
+                    &answerer,
+                );
             }
             Inbound::Fault(err) => lock(&routing).fail_all(&err, false),
             Inbound::Closed(err) => {
@@ -145,6 +150,7 @@ pub(crate) async fn route(
 
 fn route_message(
     value: Value,
+    size: usize,
     routing: &SharedRouting,
     diagnostics: &SharedDiagnostics,
     answerer: &Answerer,
@@ -177,14 +183,14 @@ fn route_message(
         // (declined by default) so the server does not wait on us.
         MessageKind::Request => {
             lock(diagnostics).push(format!("[server request] {method}"));
-            lock(routing).attach(&value);
+            lock(routing).attach(&value, size);
             answerer.answer(value, Vec::new());
         }
         MessageKind::Notification => {
             lock(diagnostics).push(format!("[notification] {method}"));
             let ack_for = jsonrpc::acknowledged_subscription(&value).map(id_key);
             let mut r = lock(routing);
-            r.attach(&value);
+            r.attach(&value, size);
             if let Some(key) = ack_for
                 && r.pending
                     .get(&key)
@@ -215,7 +221,7 @@ mod tests {
             .register(id_key(&json!("1")), Wait::Response)
             .expect("open");
         let note = json!({"jsonrpc": "2.0", "method": "notifications/progress"});
-        r.attach(&note);
+        r.attach(&note, 10);
         assert!(
             r.complete(&id_key(&json!(1)), json!({"id": 1, "result": {}}))
                 .is_ok()

@@ -193,12 +193,22 @@ impl Transport {
         &self.diagnostics
     }
 
-    /// Ends the transport: closes a stdio child's stdin, waits briefly, then kills it (at once
-    /// when it is not even reading its stdin). Dropping the transport kills the child too, just
-    /// less politely. A no-op on HTTP.
+    /// Ends the transport: closes a stdio child's stdin, waits briefly for it to exit, then
+    /// sends SIGTERM to its whole process group, waits briefly again, then SIGKILL (at once
+    /// SIGTERM when it is not even reading its stdin). Returns when the server and whatever
+    /// it started are gone. Dropping the transport kills the group too, without the grace. A
+    /// no-op on HTTP.
     pub async fn close(&self) {
         if let Inner::Stdio(t) = &self.inner {
             t.close().await;
+        }
+    }
+
+    /// Kills a stdio server's whole process group now (SIGKILL, no grace), for a run that is
+    /// being interrupted; the transport is unusable afterwards. A no-op on HTTP.
+    pub fn kill(&self) {
+        if let Inner::Stdio(t) = &self.inner {
+            t.kill();
         }
     }
 }

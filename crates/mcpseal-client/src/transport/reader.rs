@@ -89,6 +89,11 @@ fn judge_line(bytes: Vec<u8>, diagnostics: &SharedDiagnostics) -> Option<Inbound
     }
     let value = match serde_json::from_str::<Value>(&text) {
         Ok(v @ Value::Object(_)) => v,
+        Err(e) if mcpseal_protocol::jsonrpc::is_recursion_limit(&e) => {
+            let msg = "the server wrote a message nesting JSON deeper than serde_json's limit of 128 levels".to_owned();
+            lock(diagnostics).push(format!("[stdout] {msg}"));
+            return Some(Inbound::Fault(TransportError::new(Kind::Protocol, msg)));
+        }
         _ => {
             lock(diagnostics).push(format!("[non-JSON stdout] {}", Diagnostics::cut(&text)));
             return None;
@@ -160,6 +165,18 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(diags[0].contains("not valid UTF-8"));
+    }
+
+    #[test]
+    fn json_nested_too_deep_is_a_fault_not_a_banner() {
+        let mut line = "[".repeat(100_000).into_bytes();
+        line.extend(std::iter::repeat_n(b']', 100_000));
+        let (item, diags) = judge(&line);
+        match item {
+            Some(Inbound::Fault(e)) => assert_eq!(e.kind, Kind::Protocol),
+            other => panic!("{other:?}"),
+        }
+        assert!(diags[0].contains("deeper than"), "{diags:?}");
     }
 
     #[test]
