@@ -32,6 +32,16 @@ pub fn registry_binary() -> PathBuf {
         .clone()
 }
 
+/// The path of the built `mcpseal-hostile` binary (the hostile-server suite's attacker),
+/// building it if needed.
+///
+/// # Panics
+/// When the binary can neither be found nor built (test support only).
+pub fn hostile_binary() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| built("mcpseal-hostile")).clone()
+}
+
 fn built(bin: &str) -> PathBuf {
     let name = format!("{bin}{}", std::env::consts::EXE_SUFFIX);
     let exe = std::env::current_exe().expect("current test executable");

@@ -255,6 +255,15 @@ impl Connection {
                 // An answer that still comes is reported as late, not as a stray.
                 lock(&self.routing).timed_out(key, &request.method, timeout);
                 exchange.transport_error = Some(TransportError::timeout(&request.method, timeout));
+                if let Some(n) = self.transport.partial_line().filter(|n| *n > 0) {
+                    lock(&self.routing).wedge(&TransportError::new(
+                        Kind::Closed,
+                        format!(
+                            "the server is in the middle of a message it did not end within {} ({n} bytes so far, no newline): nothing after it can be read",
+                            crate::error::format_duration(timeout)
+                        ),
+                    ));
+                }
             }
         }
         exchange.duration_ms = elapsed_ms(started);

@@ -3,9 +3,12 @@
 //! One task reads the transport's inbox and routes each message: a response goes to the
 //! request waiting for its id; a notification or server request is attached to every request
 //! in flight (and a server request is answered, in a task of its own); a
-//! `subscriptions/listen` acknowledgement ends the wait of the listen it names. A fault (an
-//! oversize or non-UTF-8 line) fails the requests in flight; the end of the server's output
-//! fails them and every later one at once, so a crash costs milliseconds, not a timeout.
+//! `subscriptions/listen` acknowledgement ends the wait of the listen it names. A fault (a
+//! non-UTF-8 or too deeply nested line) fails the requests in flight; the end of the server's
+//! output fails them and every later one at once, so a crash costs milliseconds, not a timeout.
+//! So does a line over the size limit (mcpseal cannot know when the server will end it, and
+//! nothing after it can be read until it does), and a request that timed out while the server
+//! had a line begun and not ended ([`Routing::wedge`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -101,6 +104,12 @@ impl Routing {
         }
     }
 
+    /// The server's output is stuck in the middle of a line: nothing it writes later can
+    /// reach us, so every request in flight and every later one fails at once with `err`.
+    pub(crate) fn wedge(&mut self, err: &TransportError) {
+        self.fail_all(err, true);
+    }
+
     fn attach(&mut self, value: &Value, size: usize) {
         for p in self.pending.values_mut() {
             p.kept.push(&mut p.notifications, value.clone(), size);
@@ -137,7 +146,10 @@ pub(crate) async fn route(
                     &answerer,
                 );
             }
-            Inbound::Fault(err) => lock(&routing).fail_all(&err, false),
+            Inbound::Fault(err) => {
+                let fatal = err.kind == Kind::Oversize;
+                lock(&routing).fail_all(&err, fatal);
+            }
             Inbound::Closed(err) => {
                 lock(&routing).fail_all(&err, true);
                 return;

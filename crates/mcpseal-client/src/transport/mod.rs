@@ -111,6 +111,16 @@ impl Transport {
         }
     }
 
+    /// stdio: the bytes of a line the server has begun on stdout and not ended yet (0 when
+    /// it is between messages); `None` on HTTP. A request that times out while this is not 0
+    /// can never be followed by another answer until the server ends that line.
+    pub fn partial_line(&self) -> Option<usize> {
+        match &self.inner {
+            Inner::Stdio(t) => Some(t.partial_line()),
+            Inner::Http(_) => None,
+        }
+    }
+
     /// The options it was opened with.
     pub fn options(&self) -> &Options {
         &self.options

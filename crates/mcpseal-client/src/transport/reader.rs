@@ -3,10 +3,12 @@
 //! stdout is framed by [`LineFramer`] (bounded: a 100 MB line without a newline costs the limit,
 //! not 100 MB) and each line is judged once: a JSON-RPC message goes to the inbox; a line that
 //! is not JSON, or JSON that is no JSON-RPC message, becomes a diagnostic (servers print banners
-//! and logs to stdout); an oversize or non-UTF-8 line is a fault the inbox reports. The reader
+//! and logs to stdout); an oversize, non-UTF-8 or too deeply nested line is a fault the inbox
+//! reports. The reader
 //! never waits for anything but the inbox, so it can never be blocked behind a write to stdin.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcpseal_protocol::framing::{Frame, LineFramer};
 use mcpseal_protocol::jsonrpc::MessageKind;
@@ -26,12 +28,15 @@ const CHUNK: usize = 64 * 1024;
 const MAX_STDERR_LINE: usize = 64 * 1024;
 
 /// Reads stdout until EOF, then reports [`Inbound::Closed`] (with the exit status) and ends.
+/// `partial` always holds the bytes of the unfinished line (what the server has begun to
+/// write and not ended).
 pub(crate) async fn read_stdout<R: AsyncRead + Unpin>(
     mut stdout: R,
     max: usize,
     inbox: mpsc::Sender<Inbound>,
     diagnostics: SharedDiagnostics,
     process: Arc<ServerProcess>,
+    partial: Arc<AtomicUsize>,
 ) {
     let mut framer = LineFramer::new(max);
     let mut buf = vec![0u8; CHUNK];
@@ -54,11 +59,13 @@ pub(crate) async fn read_stdout<R: AsyncRead + Unpin>(
             break msg;
         }
         framer.feed(&buf[..n], &mut frames);
+        partial.store(framer.pending(), Ordering::Release);
         for frame in frames.drain(..) {
             let item = match frame {
                 Frame::Oversize => {
-                    let msg =
-                        format!("the server wrote a message larger than the {max}-byte limit");
+                    let msg = format!(
+                        "the server wrote a message larger than the {max}-byte limit; nothing after it can be read"
+                    );
                     lock(&diagnostics).push(format!("[stdout] {msg}"));
                     Some(Inbound::Fault(TransportError::new(Kind::Oversize, msg)))
                 }

@@ -10,6 +10,7 @@
 
 use std::process::Stdio;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::process::Command;
@@ -32,6 +33,7 @@ const TERM_GRACE: Duration = Duration::from_millis(300);
 /// A running stdio server.
 pub(crate) struct StdioTransport {
     process: Arc<ServerProcess>,
+    partial: Arc<AtomicUsize>,
     writer: StdinWriter,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -77,6 +79,7 @@ impl StdioTransport {
         let stderr = child.stderr.take();
         let process = Arc::new(ServerProcess::start(child, diagnostics.clone()));
         let (tx, inbox) = Inbox::channel();
+        let partial = Arc::new(AtomicUsize::new(0));
         let mut tasks = Vec::new();
         if let Some(stdout) = stdout {
             tasks.push(tokio::spawn(read_stdout(
@@ -85,6 +88,7 @@ impl StdioTransport {
                 tx,
                 diagnostics.clone(),
                 process.clone(),
+                partial.clone(),
             )));
         }
         if let Some(stderr) = stderr {
@@ -92,6 +96,7 @@ impl StdioTransport {
         }
         let transport = StdioTransport {
             process,
+            partial,
             writer: StdinWriter::spawn(stdin),
             tasks,
         };
@@ -100,6 +105,11 @@ impl StdioTransport {
 
     pub(crate) fn pid(&self) -> Option<u32> {
         self.process.pid()
+    }
+
+    /// Bytes of a line the server has begun on stdout and not ended.
+    pub(crate) fn partial_line(&self) -> usize {
+        self.partial.load(Ordering::Acquire)
     }
 
     /// Writes `message` as one line within `timeout`. A closed stdin is explained with the
