@@ -390,6 +390,10 @@ pub struct Knobs {
     /// `MCP-Protocol-Version` it does not know with 400 (TypeScript SDK v1 stateless HTTP)
     #[arg(long)]
     pub stateless_legacy: bool,
+
+    /// Lists that need a credential (`--unauthorized`), in their own module.
+    #[command(flatten)]
+    pub refuse: crate::refuse::RefuseKnobs,
 }
 
 /// How `--missing-resource` answers `resources/read` of an unknown URI.

@@ -22,6 +22,7 @@ mod knobs;
 mod methods;
 mod modes;
 mod paging;
+mod refuse;
 mod sse;
 mod stdio;
 mod surface;
