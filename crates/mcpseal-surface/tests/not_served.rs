@@ -29,7 +29,17 @@ fn capture(era: &str, capabilities: Value, failure: Value) -> RawCapture {
             "prompts": {"pages": [{"prompts": []}]},
         }
     });
-    RawCapture::from_slice(doc.to_string().as_bytes()).expect("a capture")
+    // serde_json orders keys: `lists` comes before `server` in the text, so the fast path
+    // from bytes must judge each failure only once it has read the server's capabilities.
+    let bytes = doc.to_string();
+    assert!(bytes.find("\"lists\"") < bytes.find("\"server\""));
+    let raw = RawCapture::from_slice(bytes.as_bytes()).expect("a capture");
+    assert_eq!(
+        Surface::from_slice(bytes.as_bytes()).ok(),
+        Surface::from_capture(&raw).ok(),
+        "both paths agree on {bytes}"
+    );
+    raw
 }
 
 fn failure(kind: &str, cause: &str, code: Option<i64>) -> Value {
