@@ -12,10 +12,12 @@ pub mod grandchildren;
 pub mod half_close;
 pub mod headers;
 pub mod huge;
+pub mod malformed;
 pub mod nesting;
 pub mod redirect;
 pub mod sigterm;
 pub mod slowloris;
+pub mod status;
 pub mod utf8;
 
 use std::time::Duration;
@@ -44,6 +46,10 @@ pub enum Case {
     InvalidUtf8,
     /// JSON nested 100,000 levels deep.
     DeepJson,
+    /// A `tools/list` result without the `tools` array.
+    NoListArray,
+    /// HTTP: `503` with an HTML page.
+    ServerError,
     /// `nextCursor` repeats forever.
     CursorLoop,
     /// `nextCursor` changes forever (every page a new one).
@@ -80,6 +86,7 @@ impl Case {
             self,
             Case::HugeHeaders
                 | Case::ManyHeaders
+                | Case::ServerError
                 | Case::GzipBomb
                 | Case::DeflateBomb
                 | Case::RedirectLoop
@@ -168,6 +175,7 @@ pub fn stdio(args: &Args, msg: &Value) -> Option<StdioAct> {
         },
         Case::InvalidUtf8 => StdioAct::Line(utf8::message(&id)),
         Case::DeepJson => StdioAct::Line(nesting::message(&id)),
+        Case::NoListArray => StdioAct::Line(malformed::message(&id)),
         Case::CursorLoop => StdioAct::Line(cursors::looping(msg)),
         Case::CursorForever => StdioAct::Line(cursors::forever(msg)),
         Case::ManyTools => StdioAct::Line(cursors::many_tools(msg)),
@@ -176,6 +184,7 @@ pub fn stdio(args: &Args, msg: &Value) -> Option<StdioAct> {
         Case::HalfClose => StdioAct::HalfClose,
         Case::HugeHeaders
         | Case::ManyHeaders
+        | Case::ServerError
         | Case::GzipBomb
         | Case::DeflateBomb
         | Case::RedirectLoop => return None,
@@ -210,6 +219,8 @@ pub fn http(args: &Args, msg: &Value) -> Option<HttpAct> {
         },
         Case::InvalidUtf8 => HttpAct::Raw(json_response(&utf8::message(&id))),
         Case::DeepJson => HttpAct::Raw(json_response(&nesting::message(&id))),
+        Case::NoListArray => HttpAct::Raw(json_response(&malformed::message(&id))),
+        Case::ServerError => HttpAct::Raw(status::response()),
         Case::CursorLoop => HttpAct::Raw(json_response(&cursors::looping(msg))),
         Case::CursorForever => HttpAct::Raw(json_response(&cursors::forever(msg))),
         Case::ManyTools => HttpAct::Raw(json_response(&cursors::many_tools(msg))),
@@ -225,6 +236,7 @@ pub fn head(status: u16, content_type: &str, extra: &[String]) -> Vec<u8> {
         200 => "OK",
         307 => "Temporary Redirect",
         404 => "Not Found",
+        503 => "Service Unavailable",
         _ => "Status",
     };
     let mut h = format!(
