@@ -74,6 +74,6 @@ pub use mcpseal_protocol::{
     Envelope, Era, HeaderEdit, Request, Wait, client_info, encode_header_value,
     is_modern_error_code,
 };
-pub use redact::Redactor;
+pub use redact::{Redactor, looks_secret, redact_argv};
 pub use target::{Limits, Options, Target, parse_header, redact_url};
 pub use tokenize::{TokenizeError, tokenize};

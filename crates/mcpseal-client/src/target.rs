@@ -49,23 +49,28 @@ impl Target {
     }
 
     /// How the target is shown in reports: the URL (credentials in its user-info or in
-    /// query parameters named like secrets redacted), or the command line with the arguments
-    /// that [`tokenize`] would otherwise read differently (spaces, quotes, escaping backslashes)
-    /// quoted, so that tokenizing the display gives the argv back.
+    /// query parameters named like secrets redacted), or the command line with
+    /// credential-looking values redacted ([`redact_argv`](crate::redact_argv): `--api-key X`,
+    /// `--token=X`, `API_KEY=X`) and the arguments that [`tokenize`] would otherwise read
+    /// differently (spaces, quotes, escaping backslashes) quoted, so that tokenizing the display
+    /// gives the argv back, secrets excepted.
     pub fn display(&self) -> String {
         match self {
             Target::Http { url } => redact_url(url),
-            Target::Stdio { program, args } => std::iter::once(program)
-                .chain(args)
-                .map(|a| {
-                    if needs_quotes(a) {
-                        format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\""))
-                    } else {
-                        a.clone()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(" "),
+            Target::Stdio { program, args } => {
+                let argv: Vec<String> = std::iter::once(program).chain(args).cloned().collect();
+                crate::redact::redact_argv(&argv)
+                    .iter()
+                    .map(|a| {
+                        if needs_quotes(a) {
+                            format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\""))
+                        } else {
+                            a.clone()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
         }
     }
 }
@@ -169,6 +174,11 @@ pub struct Options {
     pub secret_headers: Vec<String>,
     /// Extra environment variables for a stdio child.
     pub env: Vec<(String, String)>,
+    /// Environment variable names whose values are secret whatever their names look like
+    /// (`--secret-env`): redacted wherever they appear, whether passed with `--env` or
+    /// inherited (names containing `key`, `token`, `secret`, `password`, `auth`, ... always
+    /// are).
+    pub secret_env: Vec<String>,
     /// Working directory for a stdio child.
     pub cwd: Option<PathBuf>,
     /// Byte limits.
@@ -187,6 +197,7 @@ impl Default for Options {
             headers: Vec::new(),
             secret_headers: Vec::new(),
             env: Vec::new(),
+            secret_env: Vec::new(),
             cwd: None,
             limits: Limits::default(),
             timeouts: TimeoutMemo::default(),

@@ -82,10 +82,7 @@ impl Connection {
         options: Options,
         server_requests: ServerRequests,
     ) -> Result<Connection, ConnectError> {
-        let mut redactor = Redactor::new(options.secret_headers.iter().cloned());
-        for (name, value) in &options.headers {
-            redactor.learn(name, value);
-        }
+        let redactor = Redactor::for_connection(target, &options);
         let (transport, inbox) = Transport::open(target, &options).await?;
         let transport = Arc::new(transport);
         let diagnostics = transport.shared_diagnostics().clone();
