@@ -256,6 +256,10 @@ pub enum FailureCause {
     CursorLoop,
     /// The pages read so far passed the client's cap on the bytes of one capture.
     CaptureCap,
+    /// A cause this build does not know (written by a newer one): never an answer, so the
+    /// list is failed, which is the safe reading.
+    #[serde(other)]
+    Other,
 }
 
 impl FailureCause {
@@ -277,6 +281,7 @@ impl FailureCause {
             FailureCause::PageCap => "pageCap",
             FailureCause::CursorLoop => "cursorLoop",
             FailureCause::CaptureCap => "captureCap",
+            FailureCause::Other => "other",
         }
     }
 

@@ -180,6 +180,17 @@ fn causeless_captures_keep_their_old_reading() {
 }
 
 #[test]
+fn a_cause_from_a_newer_build_reads_as_failed() {
+    let s = Surface::from_capture(&capture(
+        "2026-07-28",
+        json!({}),
+        failure("transport", "somethingNew", None),
+    ))
+    .expect("a newer cause still loads");
+    assert!(matches!(tools(&s), ListState::Failed(f) if f.cause() == Some(FailureCause::Other)));
+}
+
+#[test]
 fn a_page_without_the_list_array_fails_the_list() {
     let doc = json!({"era": "2026-07-28", "server": {"capabilities": {}},
         "lists": {"tools": {"pages": [{"tools": []}, {"items": []}]}}});
