@@ -33,18 +33,12 @@ use crate::connection::Connection;
 use crate::error::TransportErrorKind;
 use crate::exchange::Exchange;
 
-/// The default cap on the bytes of all pages of one capture: 256 MiB.
-pub const DEFAULT_MAX_CAPTURE_BYTES: usize = 256 * 1024 * 1024;
-
 /// How to capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaptureOptions {
-    /// Most pages read per list before giving up (default 1000).
+    /// Most pages read per list before giving up (default 1000). The bytes of one capture
+    /// are capped by the connection's [`Limits::max_capture_bytes`](crate::Limits).
     pub page_cap: usize,
-    /// Most bytes of pages (their JSON text) kept over the whole capture before giving up
-    /// (default [`DEFAULT_MAX_CAPTURE_BYTES`]): a server cannot grow mcpseal's memory beyond
-    /// this by paging forever.
-    pub max_capture_bytes: usize,
     /// Capture exactly as mcp-surface does (for the `mcp-surface/1` form): `initialize` with
     /// protocol version `2025-06-18` and client `mcp-surface`, `notifications/initialized` only
     /// on stdio, list params `{}`, pagination only while `nextCursor` is a non-empty string,
@@ -56,7 +50,6 @@ impl Default for CaptureOptions {
     fn default() -> Self {
         CaptureOptions {
             page_cap: 1000,
-            max_capture_bytes: DEFAULT_MAX_CAPTURE_BYTES,
             mcp_surface_compat: false,
         }
     }
@@ -67,7 +60,6 @@ impl CaptureOptions {
     pub fn mcp_surface() -> Self {
         CaptureOptions {
             page_cap: 100,
-            max_capture_bytes: DEFAULT_MAX_CAPTURE_BYTES,
             mcp_surface_compat: true,
         }
     }
@@ -133,7 +125,7 @@ async fn read_lists(
     raw: &mut RawCapture,
     exchanges: &mut Vec<Exchange>,
 ) {
-    let mut budget = options.max_capture_bytes;
+    let mut budget = conn.options().limits.max_capture_bytes;
     for kind in ListKind::ALL {
         let list = read_list(conn, era, kind, options, compat, &mut budget, exchanges).await;
         let answered = list
@@ -292,7 +284,7 @@ async fn read_list(
                     FailureCause::CaptureCap,
                     format!(
                         "page {page} would pass the {}-byte cap on one capture",
-                        options.max_capture_bytes
+                        conn.options().limits.max_capture_bytes
                     ),
                 )
                 .on_page(page),

@@ -49,9 +49,7 @@ mod target;
 mod tokenize;
 mod transport;
 
-pub use capture::{
-    Capture, CaptureOptions, DEFAULT_MAX_CAPTURE_BYTES, SanityCheck, capture_surface, sanity_check,
-};
+pub use capture::{Capture, CaptureOptions, SanityCheck, capture_surface, sanity_check};
 pub use connection::{Connection, ServerRequest, ServerRequests};
 pub use diagnostics::Diagnostics;
 pub use error::{ConnectError, TransportError, TransportErrorKind, format_duration};

@@ -144,6 +144,10 @@ pub struct Limits {
     pub raw_preview_time: Duration,
     /// Largest metadata document. Default 256 KiB.
     pub max_metadata_bytes: usize,
+    /// Most bytes of list pages (their JSON text) one surface capture keeps before giving up.
+    /// Default 256 MiB: a server cannot grow mcpseal's memory past it by paging forever (the
+    /// pages are kept once, so this bounds what a capture costs).
+    pub max_capture_bytes: usize,
 }
 
 impl Default for Limits {
@@ -155,6 +159,7 @@ impl Default for Limits {
             raw_preview_bytes: 2048,
             raw_preview_time: Duration::from_secs(1),
             max_metadata_bytes: 256 * 1024,
+            max_capture_bytes: 256 * 1024 * 1024,
         }
     }
 }

@@ -272,11 +272,9 @@ async fn pagination_without_end_is_stopped_by_its_caps() {
         assert_eq!(f.kind, FailureKind::PageCap);
     }
     for (target, _fx) in both_hostile(&["--case", "many-tools"]) {
-        let caps = CaptureOptions {
-            max_capture_bytes: 2 * 1024 * 1024,
-            ..CaptureOptions::default()
-        };
-        let c = capture(&target, &options(5000), &caps).await;
+        let mut capped = options(5000);
+        capped.limits.max_capture_bytes = 2 * 1024 * 1024;
+        let c = capture(&target, &capped, &CaptureOptions::default()).await;
         let f = failure(&c, ListKind::Tools);
         assert_eq!(f.cause, Some(FailureCause::CaptureCap), "{f:?}");
         assert!(f.message.contains("2097152-byte cap"), "{f:?}");
