@@ -206,6 +206,49 @@ fn a_list_answered_with_method_not_found_is_still_not_served() {
     );
 }
 
+#[test]
+fn an_advertised_list_answered_as_unknown_is_not_served_and_warned_about() {
+    let w = Work::new();
+    for http in [false, true] {
+        let server = fixture(http, &["--disown", "tools"]);
+        let out = run(&w, &["snapshot", "--format", "json"], &server);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let doc = out.json();
+        assert_eq!(doc["counts"]["tools"], serde_json::Value::Null, "{doc}");
+        let warnings = doc["warnings"].as_array().expect("warnings");
+        assert_eq!(warnings.len(), 1, "{doc}");
+        assert!(warnings[0].as_str().unwrap_or("").contains("tools/list"));
+        assert!(
+            out.stderr
+                .contains("warning: the server advertises the `tools`"),
+            "{}",
+            out.stderr
+        );
+    }
+    let out = run(
+        &w,
+        &["lock", "--format", "json"],
+        &fixture(false, &["--disown", "tools"]),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.json()["warnings"].as_array().map(Vec::len),
+        Some(1),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stderr.contains("warning: "), "{}", out.stderr);
+    // The control: a server that does not advertise what it does not serve is not warned about.
+    let out = run(&w, &["snapshot", "--format", "json"], &fixture(false, &[]));
+    assert_eq!(
+        out.json()["warnings"],
+        serde_json::json!([]),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+}
+
 /// The race the issue reported: over HTTP, against a server that crashes after its first
 /// answer, `lock` sometimes wrote and sometimes said "surface changed between two captures".
 /// Repeated, it must refuse every time, the same way.

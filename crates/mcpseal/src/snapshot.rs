@@ -147,6 +147,9 @@ pub struct Snapshot {
     pub counts: BTreeMap<String, Option<usize>>,
     /// Why each unserved list is not served.
     pub not_served: BTreeMap<String, String>,
+    /// What the server contradicted itself about (a capability advertised, its list then
+    /// answered with "method not found"): recorded as not served, and worth a look.
+    pub warnings: Vec<String>,
 }
 
 impl Snapshot {
@@ -171,8 +174,26 @@ impl Snapshot {
                 .into_iter()
                 .map(|(k, n)| (k.key().to_owned(), n.message.clone()))
                 .collect(),
+            warnings: warnings(surface),
         }
     }
+}
+
+/// The warnings a captured surface deserves: each list whose capability the server
+/// advertises and which it then answered with "method not found" (-32601). Such a list is
+/// not served (the server said so), but the server contradicts itself.
+pub fn warnings(surface: &Surface) -> Vec<String> {
+    surface
+        .contradictions()
+        .into_iter()
+        .map(|kind| {
+            format!(
+                "the server advertises the `{}` capability but answered `{}` with \"method not found\"; recorded as not served",
+                kind.capability(),
+                kind.method()
+            )
+        })
+        .collect()
 }
 
 /// Captures the surface and refuses anything untrustworthy: an unreachable server, a liar, a

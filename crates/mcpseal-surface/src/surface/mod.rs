@@ -185,7 +185,14 @@ impl Surface {
     pub fn contradictions(&self) -> Vec<ListKind> {
         self.not_served()
             .into_iter()
-            .filter(|(_, n)| n.advertised && n.kind != NotServedKind::NotAdvertised)
+            // Templates share the `resources` capability, and a server with resources but no
+            // templates answering `resources/templates/list` with -32601 is common and honest:
+            // no contradiction.
+            .filter(|(k, n)| {
+                n.advertised
+                    && n.kind != NotServedKind::NotAdvertised
+                    && *k != ListKind::ResourceTemplates
+            })
             .map(|(k, _)| k)
             .collect()
     }
