@@ -51,6 +51,10 @@ pub struct Args {
     /// Internal: run as a grandchild of `--case grandchildren` (record the pid, then sleep).
     #[arg(long, hide = true)]
     pub grandchild: bool,
+    /// Words after `--`, ignored: `--case echo-secrets` gives them away (credential-looking
+    /// command-line arguments for the secrets tests).
+    #[arg(last = true, value_name = "WORDS")]
+    pub extra: Vec<String>,
 }
 
 fn main() -> ExitCode {
