@@ -1,5 +1,6 @@
 //! Fail closed, end to end (issue 11 item 1): a list that times out, is oversize, is cut by a
-//! crash or is refused with 401 makes `snapshot`, `lock`, `check` and `verify` exit 2 naming the
+//! crash or is refused with 401 makes `snapshot`, `lock`, `check`, `verify` and `diff` with a
+//! live side exit 2 naming the
 //! method and the cause, over stdio and HTTP; no lock file appears, an existing one stays byte
 //! for byte, and `verify` against a good lock says "could not verify" (2), not drift (1). A list
 //! the server answered with -32601 is still not served (`null`) and the run succeeds.
@@ -142,8 +143,12 @@ fn fail_closed_over(http: bool) {
         let good = run(&w, &["lock"], &fixture(false, &[]));
         assert_eq!(good.code, 0, "{label}: the good lock: {}", good.stderr);
         let before = w.lock_bytes();
-        for command in ["lock", "check", "verify"] {
+        for command in ["lock", "check", "verify", "diff"] {
             let mut args = vec![command];
+            if command == "diff" {
+                // The old side is the lock; the live server is the new side.
+                args.push("surface.lock.json");
+            }
             args.extend_from_slice(case.flags);
             let out = run(&w, &args, &(case.server)(http));
             assert_refused(&label, command, &out, case.method, case.cause);
@@ -172,9 +177,14 @@ fn a_401_is_refused_naming_the_credential_flag() {
     let good = run(&w, &["lock"], &fixture(false, &[]));
     assert_eq!(good.code, 0, "the good lock: {}", good.stderr);
     let before = w.lock_bytes();
-    for command in ["snapshot", "lock", "check", "verify"] {
+    for command in ["snapshot", "lock", "check", "verify", "diff"] {
         let fx = Server::Http(HttpFixture::start(&["--unauthorized", "resources/list"]));
-        let out = run(&w, &[command, "--timeout", "5s"], &fx);
+        let args: &[&str] = if command == "diff" {
+            &["diff", "surface.lock.json", "--timeout", "5s"]
+        } else {
+            &[command, "--timeout", "5s"]
+        };
+        let out = run(&w, args, &fx);
         assert_refused("401", command, &out, "resources/list", &["401", "--header"]);
         assert_eq!(w.lock_bytes(), before, "`{command}` keeps the lock");
     }
