@@ -166,12 +166,16 @@ fn attack(case: &str, over: Over, deadline: Duration) -> Vec<String> {
             "{case} over {} / {command}",
             if over == Over::Stdio { "stdio" } else { "HTTP" }
         );
-        eprintln!(
-            "{label}: exit {:?}, {:.2} s, peak RSS {} KiB",
-            run.code,
-            run.took.as_secs_f64(),
-            run.peak_kib
-        );
+        // The figures of each run, for the record (nextest shows them with --no-capture).
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!(
+                "{label}: exit {:?}, {:.2} s, peak RSS {} KiB",
+                run.code,
+                run.took.as_secs_f64(),
+                run.peak_kib
+            );
+        }
         // The probe judges what the server answered: a cursor loop is a finding (exit 1, the
         // probe's verdict), not a capture failure; every other outcome must be a refusal.
         let finding = command == "probe" && run.code == Some(1);
