@@ -103,6 +103,16 @@ pub struct ConnectArgs {
     /// Largest message accepted from the server, in bytes.
     #[arg(long, default_value_t = 16 * 1024 * 1024, value_name = "BYTES")]
     pub max_message_bytes: usize,
+    /// Most bytes of list pages one surface capture keeps before it fails (a server paging
+    /// forever cannot grow mcpseal's memory past it).
+    #[arg(long, default_value_t = 256 * 1024 * 1024, value_name = "BYTES")]
+    pub max_capture_bytes: usize,
+    /// Name of an environment variable whose value is secret (repeatable): redacted wherever
+    /// it appears, in reports, logs and what the server echoes back, whether it was passed
+    /// with `--env` or inherited. Credential-looking `--env` values and command-line
+    /// arguments (`--api-key X`, `--token=X`, `API_KEY=X`) always are.
+    #[arg(long = "secret-env", value_name = "NAME")]
+    pub secret_env: Vec<String>,
 }
 
 /// `--color`.

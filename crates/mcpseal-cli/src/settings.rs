@@ -88,11 +88,13 @@ pub fn options(args: &ConnectArgs) -> Result<Options, CliError> {
         // An explicit `--timeout` bounds every wait, the start-up one included.
         startup_timeout: Some(timeout.map_or(startup, |t| startup.min(t))),
         secret_headers: args.secret_headers.clone(),
+        secret_env: args.secret_env.clone(),
         cwd: args.cwd.clone(),
         ..Options::default()
     };
     options.limits.max_message_bytes = args.max_message_bytes.max(1024);
     options.limits.max_stream_bytes = options.limits.max_message_bytes.saturating_mul(4);
+    options.limits.max_capture_bytes = args.max_capture_bytes.max(1024);
     for raw in &args.headers {
         let (name, value) = parse_header(raw).map_err(CliError::usage)?;
         let value = expand_env(&value)?;

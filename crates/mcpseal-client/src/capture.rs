@@ -6,27 +6,38 @@
 //! legacy, so `initialize` + `notifications/initialized` follow and the lists are read in that
 //! session. The fallback is deliberately not keyed to one error code.
 //!
-//! Each list is paged through `nextCursor` with a page cap and a repeated-cursor check, so a
-//! server cannot keep the capture busy forever. Judging the result (null vs `[]`, duplicates,
-//! canonical form) is `mcpseal-surface`'s job; this module only records.
+//! Each list is paged through `nextCursor` with a page cap, a repeated-cursor check and a cap
+//! on the bytes of the whole capture, so a server cannot keep the capture busy (or mcpseal's
+//! memory growing) forever. Every list records what ended it precisely ([`FailureCause`]):
+//! the server's answer that the method does not exist, another JSON-RPC error, or one of the
+//! ways of getting no answer at all (timeout, oversize, closed, invalid output, an HTTP status
+//! that is not a JSON-RPC answer, a 401/403 with its `WWW-Authenticate` challenge, a result
+//! without the list array, a cap). Once a list got no answer the capture stops: the lists
+//! after it are left out (not captured), since the capture is refused anyway and a dead server
+//! would make each of them wait out the timeout again. Judging the result (not served vs
+//! failed, null vs `[]`, duplicates, canonical form) is `mcpseal-surface`'s job; this module
+//! only records.
 
 use std::collections::HashSet;
 
 use mcpseal_protocol::keys::META_CLIENT_CAPABILITIES;
+use mcpseal_protocol::method::code::METHOD_NOT_FOUND;
 use mcpseal_protocol::{
-    Era, FailureKind, ListCapture, ListFailure, ListKind, RawCapture, Request,
+    Era, FailureCause, ListCapture, ListFailure, ListKind, RawCapture, Request,
     is_modern_error_code, method,
 };
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::connection::Connection;
+use crate::error::TransportErrorKind;
 use crate::exchange::Exchange;
 
 /// How to capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaptureOptions {
-    /// Most pages read per list before giving up (default 1000).
+    /// Most pages read per list before giving up (default 1000). The bytes of one capture
+    /// are capped by the connection's [`Limits::max_capture_bytes`](crate::Limits).
     pub page_cap: usize,
     /// Capture exactly as mcp-surface does (for the `mcp-surface/1` form): `initialize` with
     /// protocol version `2025-06-18` and client `mcp-surface`, `notifications/initialized` only
@@ -59,14 +70,20 @@ impl CaptureOptions {
 pub struct Capture {
     /// What the server said.
     pub raw: RawCapture,
-    /// Every exchange, in order.
+    /// Every exchange, in order, except the list pages kept in `raw`: their results are
+    /// there verbatim, and keeping them twice (once as parsed trees) would multiply the memory
+    /// a large surface costs.
     pub exchanges: Vec<Exchange>,
 }
 
 impl Capture {
     /// True when not a single exchange was answered (the server was never reached).
     pub fn unreachable(&self) -> bool {
-        !self.exchanges.iter().any(Exchange::is_answered)
+        let pages = ListKind::ALL
+            .iter()
+            .filter_map(|&k| self.raw.lists.get(k))
+            .any(|l| !l.pages.is_empty());
+        !pages && !self.exchanges.iter().any(Exchange::is_answered)
     }
 
     /// The first transport error, for messages.
@@ -95,10 +112,7 @@ pub async fn capture_surface(conn: &Connection, options: &CaptureOptions) -> Cap
     let mut raw = RawCapture::new(era);
     raw.server = server.as_ref().and_then(raw_value);
     raw.server_failure = server_failure;
-    for kind in ListKind::ALL {
-        *raw.lists.slot(kind) =
-            Some(read_list(conn, era, kind, options, false, &mut exchanges).await);
-    }
+    read_lists(conn, era, options, false, &mut raw, &mut exchanges).await;
     Capture { raw, exchanges }
 }
 
@@ -144,7 +158,8 @@ pub async fn list_items(
         mcp_surface_compat: false,
     };
     let mut exchanges = Vec::new();
-    let list = read_list(conn, era, kind, &options, false, &mut exchanges).await;
+    let mut budget = conn.options().limits.max_capture_bytes;
+    let list = read_list(conn, era, kind, &options, false, &mut budget, &mut exchanges).await;
     let mut items = Vec::new();
     let mut failure = list.failure;
     for page in &list.pages {
@@ -154,15 +169,38 @@ pub async fn list_items(
         match parsed {
             Some(more) => items.extend(more),
             None if failure.is_none() => {
-                failure = Some(ListFailure {
-                    kind: FailureKind::Error,
-                    message: format!("a page has no `{}` array", kind.key()),
-                });
+                failure = Some(ListFailure::new(
+                    FailureCause::MalformedResult,
+                    format!("a page has no `{}` array", kind.key()),
+                ));
             }
             None => {}
         }
     }
     (items, failure, exchanges)
+}
+
+/// Reads the four lists into `raw`, stopping after the first that got no answer.
+async fn read_lists(
+    conn: &Connection,
+    era: Era,
+    options: &CaptureOptions,
+    compat: bool,
+    raw: &mut RawCapture,
+    exchanges: &mut Vec<Exchange>,
+) {
+    let mut budget = conn.options().limits.max_capture_bytes;
+    for kind in ListKind::ALL {
+        let list = read_list(conn, era, kind, options, compat, &mut budget, exchanges).await;
+        let answered = list
+            .failure
+            .as_ref()
+            .is_none_or(|f| f.cause.is_some_and(FailureCause::is_answer));
+        *raw.lists.slot(kind) = Some(list);
+        if !answered {
+            return;
+        }
+    }
 }
 
 /// Finds the era: returns it, the discover/initialize result, and why it is missing.
@@ -271,6 +309,7 @@ async fn read_list(
     kind: ListKind,
     options: &CaptureOptions,
     compat: bool,
+    budget: &mut usize,
     exchanges: &mut Vec<Exchange>,
 ) -> ListCapture {
     let method = kind.method();
@@ -278,6 +317,7 @@ async fn read_list(
     let mut cursor: Option<String> = None;
     let mut seen: HashSet<String> = HashSet::new();
     loop {
+        let page = u32::try_from(out.pages.len() + 1).unwrap_or(u32::MAX);
         let params = match (&cursor, compat) {
             (Some(c), _) => Some(json!({"cursor": c})),
             (None, true) => Some(json!({})),
@@ -293,43 +333,47 @@ async fn read_list(
         } else {
             request
         };
-        let ex = conn.send(request).await;
-        let failure = if let Some(err) = &ex.transport_error {
-            Some((
-                FailureKind::Transport,
-                format!("page {}: {}", out.pages.len() + 1, err),
-            ))
-        } else if ex.error().is_some() {
-            Some((
-                FailureKind::Error,
-                format!("page {}: {}", out.pages.len() + 1, describe_error(&ex)),
-            ))
-        } else if !ex.result().is_some_and(Value::is_object) {
-            Some((
-                FailureKind::Error,
-                format!("page {}: the result is not an object", out.pages.len() + 1),
-            ))
-        } else {
-            None
-        };
-        let result = ex.result().cloned();
-        exchanges.push(ex);
-        if let Some((kind, message)) = failure {
-            out.failure = Some(ListFailure { kind, message });
+        let mut ex = conn.send(request).await;
+        if let Some(failure) = failure_of(&ex, kind, page) {
+            out.failure = Some(failure);
+            exchanges.push(ex);
             return out;
         }
-        let Some(result) = result else {
-            return out;
-        };
+        // The page is kept once, verbatim, in the capture; its exchange is not kept.
+        let result = ex
+            .response
+            .as_mut()
+            .and_then(|r| r.get_mut("result"))
+            .map(Value::take)
+            .unwrap_or_default();
         let next = result.get("nextCursor").cloned();
-        let Some(page) = raw_value(&result) else {
-            out.failure = Some(ListFailure {
-                kind: FailureKind::Error,
-                message: format!("page {}: the result could not be kept", out.pages.len() + 1),
-            });
+        let Some(kept) = raw_value(&result) else {
+            out.failure = Some(
+                ListFailure::new(
+                    FailureCause::MalformedResult,
+                    format!("page {page}: the result could not be kept"),
+                )
+                .on_page(page),
+            );
             return out;
         };
-        out.pages.push(page);
+        drop(result);
+        let size = kept.get().len();
+        if size > *budget {
+            out.failure = Some(
+                ListFailure::new(
+                    FailureCause::CaptureCap,
+                    format!(
+                        "page {page} would pass the {}-byte cap on one capture",
+                        conn.options().limits.max_capture_bytes
+                    ),
+                )
+                .on_page(page),
+            );
+            return out;
+        }
+        *budget -= size;
+        out.pages.push(kept);
         let next = match next {
             None | Some(Value::Null) => return out,
             Some(Value::String(s)) => s,
@@ -337,10 +381,16 @@ async fn read_list(
                 if compat {
                     return out;
                 }
-                out.failure = Some(ListFailure {
-                    kind: FailureKind::Error,
-                    message: format!("`nextCursor` is not a string: {other}"),
-                });
+                out.failure = Some(
+                    ListFailure::new(
+                        FailureCause::MalformedResult,
+                        format!(
+                            "page {page}: `nextCursor` is not a string: {}",
+                            crate::diagnostics::Diagnostics::cut(&other.to_string())
+                        ),
+                    )
+                    .on_page(page),
+                );
                 return out;
             }
         };
@@ -349,24 +399,114 @@ async fn read_list(
             return out;
         }
         if !seen.insert(next.clone()) {
-            out.failure = Some(ListFailure {
-                kind: FailureKind::CursorLoop,
-                message: format!(
+            out.failure = Some(ListFailure::new(
+                FailureCause::CursorLoop,
+                format!(
                     "the cursor {:?} came back twice after {} pages",
                     crate::diagnostics::Diagnostics::cut(&next),
                     out.pages.len()
                 ),
-            });
+            ));
             return out;
         }
         if out.pages.len() >= options.page_cap {
-            out.failure = Some(ListFailure {
-                kind: FailureKind::PageCap,
-                message: format!("more than {} pages", options.page_cap),
-            });
+            out.failure = Some(ListFailure::new(
+                FailureCause::PageCap,
+                format!("more than {} pages", options.page_cap),
+            ));
             return out;
         }
         cursor = Some(next);
+    }
+}
+
+/// What ended the list on this page, if the page is not one to keep: the server's answer
+/// that the method does not exist or another JSON-RPC error (answers), or no usable answer.
+fn failure_of(ex: &Exchange, kind: ListKind, page: u32) -> Option<ListFailure> {
+    let status = ex.http_status;
+    // A 401 or 403 is the server refusing the caller, whatever its body says.
+    if let Some(s @ (401 | 403)) = status {
+        let challenge = ex.response_header("WWW-Authenticate").map(str::to_owned);
+        let mut f = ListFailure::new(
+            FailureCause::Unauthorized,
+            format!(
+                "page {page}: refused with HTTP {s}: this list needs a credential{}",
+                challenge
+                    .as_deref()
+                    .map(|c| format!(
+                        " (WWW-Authenticate: {})",
+                        crate::diagnostics::Diagnostics::cut(c)
+                    ))
+                    .unwrap_or_default()
+            ),
+        )
+        .on_page(page);
+        f.http_status = Some(s);
+        f.challenge = challenge;
+        return Some(f);
+    }
+    let failed = |cause: FailureCause, detail: String| {
+        let mut f = ListFailure::new(cause, format!("page {page}: {detail}")).on_page(page);
+        f.http_status = status;
+        Some(f)
+    };
+    let not_ok = status.is_some_and(|s| !(200..300).contains(&s));
+    if let Some(err) = &ex.transport_error {
+        let cause = match err.kind {
+            TransportErrorKind::Timeout => FailureCause::Timeout,
+            TransportErrorKind::Closed => FailureCause::Closed,
+            TransportErrorKind::Oversize => FailureCause::Oversize,
+            TransportErrorKind::InvalidUtf8 => FailureCause::InvalidUtf8,
+            TransportErrorKind::Protocol if not_ok => FailureCause::HttpStatus,
+            TransportErrorKind::Protocol => FailureCause::InvalidJson,
+            TransportErrorKind::Spawn => FailureCause::Spawn,
+            TransportErrorKind::Network => FailureCause::Network,
+        };
+        let mut detail = err.message.clone();
+        if let (FailureCause::HttpStatus, Some(location)) = (cause, ex.response_header("Location"))
+        {
+            detail = format!(
+                "{detail}; it redirects to {} (mcpseal never follows a redirect, which would send your headers elsewhere: pass the final URL)",
+                crate::target::redact_url(location)
+            );
+        }
+        return failed(cause, detail);
+    }
+    if ex.error().is_some() {
+        let code = ex.error_code();
+        let mut f = if code == Some(METHOD_NOT_FOUND)
+            && status.is_none_or(|s| (200..300).contains(&s) || s == 404)
+        {
+            failed(FailureCause::MethodNotFound, describe_error(ex))
+        } else if status.is_some_and(|s| s >= 500) {
+            failed(
+                FailureCause::HttpStatus,
+                format!("HTTP {}: {}", status.unwrap_or(0), describe_error(ex)),
+            )
+        } else {
+            failed(FailureCause::ErrorAnswer, describe_error(ex))
+        }?;
+        f.code = code;
+        return Some(f);
+    }
+    match ex.result() {
+        Some(Value::Object(result)) => {
+            if result.get(kind.key()).is_some_and(Value::is_array) {
+                None
+            } else {
+                failed(
+                    FailureCause::MalformedResult,
+                    format!("the result has no array under `{}`", kind.key()),
+                )
+            }
+        }
+        Some(_) => failed(
+            FailureCause::MalformedResult,
+            "the result is not an object".to_owned(),
+        ),
+        // No response, no error: a request that was never answered nor failed (cannot
+        // happen for a request; kept as no answer rather than guessed at).
+        None => failed(FailureCause::InvalidJson, "no answer".to_owned()),
     }
 }
 
@@ -406,10 +546,7 @@ async fn capture_compat(
     let mut raw = RawCapture::new(Era::Legacy);
     raw.server = server.as_ref().and_then(raw_value);
     raw.server_failure = server_failure;
-    for kind in ListKind::ALL {
-        *raw.lists.slot(kind) =
-            Some(read_list(conn, Era::Legacy, kind, options, true, &mut exchanges).await);
-    }
+    read_lists(conn, Era::Legacy, options, true, &mut raw, &mut exchanges).await;
     Capture { raw, exchanges }
 }
 

@@ -41,6 +41,7 @@ mod diagnostics;
 mod error;
 mod exchange;
 mod headers;
+mod memo;
 mod public_get;
 mod redact;
 mod support;
@@ -56,6 +57,7 @@ pub use connection::{Connection, ServerRequest, ServerRequests};
 pub use diagnostics::Diagnostics;
 pub use error::{ConnectError, TransportError, TransportErrorKind, format_duration};
 pub use exchange::{Exchange, Header, TransportKind};
+pub use memo::TimeoutMemo;
 pub use public_get::{MetadataResponse, PublicClient, PublicResponse, user_agent};
 pub use transport::{
     Inbound, Inbox, Message, RawResponse, Reply, ReplyBody, ReplyStream, StreamItem, Transport,
@@ -73,6 +75,6 @@ pub use mcpseal_protocol::{
     Envelope, Era, HeaderEdit, Request, Wait, client_info, encode_header_value,
     is_modern_error_code,
 };
-pub use redact::Redactor;
+pub use redact::{Redactor, looks_secret, redact_argv};
 pub use target::{Limits, Options, Target, parse_header, redact_url};
 pub use tokenize::{TokenizeError, tokenize};

@@ -3,10 +3,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::memo::TimeoutMemo;
 use crate::tokenize::{TokenizeError, tokenize};
 
 /// A server to speak to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Target {
     /// A Streamable HTTP endpoint.
     Http {
@@ -48,23 +49,28 @@ impl Target {
     }
 
     /// How the target is shown in reports: the URL (credentials in its user-info or in
-    /// query parameters named like secrets redacted), or the command line with the arguments
-    /// that [`tokenize`] would otherwise read differently (spaces, quotes, escaping backslashes)
-    /// quoted, so that tokenizing the display gives the argv back.
+    /// query parameters named like secrets redacted), or the command line with
+    /// credential-looking values redacted ([`redact_argv`](crate::redact_argv): `--api-key X`,
+    /// `--token=X`, `API_KEY=X`) and the arguments that [`tokenize`] would otherwise read
+    /// differently (spaces, quotes, escaping backslashes) quoted, so that tokenizing the display
+    /// gives the argv back, secrets excepted.
     pub fn display(&self) -> String {
         match self {
             Target::Http { url } => redact_url(url),
-            Target::Stdio { program, args } => std::iter::once(program)
-                .chain(args)
-                .map(|a| {
-                    if needs_quotes(a) {
-                        format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\""))
-                    } else {
-                        a.clone()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(" "),
+            Target::Stdio { program, args } => {
+                let argv: Vec<String> = std::iter::once(program).chain(args).cloned().collect();
+                crate::redact::redact_argv(&argv)
+                    .iter()
+                    .map(|a| {
+                        if needs_quotes(a) {
+                            format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\""))
+                        } else {
+                            a.clone()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
         }
     }
 }
@@ -138,6 +144,10 @@ pub struct Limits {
     pub raw_preview_time: Duration,
     /// Largest metadata document. Default 256 KiB.
     pub max_metadata_bytes: usize,
+    /// Most bytes of list pages (their JSON text) one surface capture keeps before giving up.
+    /// Default 256 MiB: a server cannot grow mcpseal's memory past it by paging forever (the
+    /// pages are kept once, so this bounds what a capture costs).
+    pub max_capture_bytes: usize,
 }
 
 impl Default for Limits {
@@ -149,6 +159,7 @@ impl Default for Limits {
             raw_preview_bytes: 2048,
             raw_preview_time: Duration::from_secs(1),
             max_metadata_bytes: 256 * 1024,
+            max_capture_bytes: 256 * 1024 * 1024,
         }
     }
 }
@@ -168,10 +179,19 @@ pub struct Options {
     pub secret_headers: Vec<String>,
     /// Extra environment variables for a stdio child.
     pub env: Vec<(String, String)>,
+    /// Environment variable names whose values are secret whatever their names look like
+    /// (`--secret-env`): redacted wherever they appear, whether passed with `--env` or
+    /// inherited (names containing `key`, `token`, `secret`, `password`, `auth`, ... always
+    /// are).
+    pub secret_env: Vec<String>,
     /// Working directory for a stdio child.
     pub cwd: Option<PathBuf>,
     /// Byte limits.
     pub limits: Limits,
+    /// What timed out in this run: shared by every connection opened with a clone of these
+    /// options, so a dead method costs one timeout per run, not one per ask (see
+    /// [`TimeoutMemo`]). A fresh `Options` is a fresh run.
+    pub timeouts: TimeoutMemo,
 }
 
 impl Default for Options {
@@ -182,8 +202,10 @@ impl Default for Options {
             headers: Vec::new(),
             secret_headers: Vec::new(),
             env: Vec::new(),
+            secret_env: Vec::new(),
             cwd: None,
             limits: Limits::default(),
+            timeouts: TimeoutMemo::default(),
         }
     }
 }

@@ -201,6 +201,9 @@ async fn post(h: Shared, headers: HeaderMap, body: Bytes) -> Response {
     if let Some(r) = crate::ask::http_post(&h.knobs, &msg) {
         return r;
     }
+    if let Some(r) = crate::refuse::http_post(&h.knobs.refuse, &msg) {
+        return r;
+    }
     let session = session_header(&headers);
     let version_header = headers::get(&headers, "mcp-protocol-version");
     let inc = Incoming {

@@ -118,6 +118,11 @@ pub struct Knobs {
     #[arg(long, value_parser = list_kind, value_name = "LIST")]
     pub duplicate: Option<ListKind>,
 
+    /// Advertise that list's capability as usual, then answer the list with -32601 (a server
+    /// that contradicts itself: not served, and warned about)
+    #[arg(long, value_parser = list_kind, value_name = "LIST")]
+    pub disown: Option<ListKind>,
+
     /// Load the served surface from a JSON file (`null` list = method not served: -32601)
     #[arg(long, value_name = "FILE")]
     pub surface: Option<PathBuf>,
@@ -398,6 +403,10 @@ pub struct Knobs {
     /// `--call-log`), in their own module.
     #[command(flatten)]
     pub contract: crate::contract::ContractKnobs,
+
+    /// Lists that need a credential (`--unauthorized`), in their own module.
+    #[command(flatten)]
+    pub refuse: crate::refuse::RefuseKnobs,
 }
 
 /// How `--missing-resource` answers `resources/read` of an unknown URI.

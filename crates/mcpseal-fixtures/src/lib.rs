@@ -5,6 +5,7 @@
 //! nextest build every workspace binary before running tests) and build it on demand when it is
 //! missing (e.g. `cargo test -p mcpseal-client`).
 
+pub mod group;
 pub mod packages;
 
 use std::io::{BufRead, BufReader};
@@ -30,6 +31,16 @@ pub fn registry_binary() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| built("mcpseal-registry-fixture"))
         .clone()
+}
+
+/// The path of the built `mcpseal-hostile` binary (the hostile-server suite's attacker),
+/// building it if needed.
+///
+/// # Panics
+/// When the binary can neither be found nor built (test support only).
+pub fn hostile_binary() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| built("mcpseal-hostile")).clone()
 }
 
 fn built(bin: &str) -> PathBuf {
@@ -60,6 +71,13 @@ pub fn stdio_argv(args: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The hostile server's argv (binary first) for a stdio target.
+pub fn hostile_argv(args: &[&str]) -> Vec<String> {
+    std::iter::once(hostile_binary().to_string_lossy().into_owned())
+        .chain(args.iter().map(|a| (*a).to_owned()))
+        .collect()
+}
+
 /// A fixture serving Streamable HTTP on 127.0.0.1; killed when dropped.
 pub struct HttpFixture {
     child: Child,
@@ -75,7 +93,19 @@ impl HttpFixture {
     /// # Panics
     /// When the fixture cannot start (test support only).
     pub fn start(args: &[&str]) -> HttpFixture {
-        let mut child = Command::new(binary())
+        HttpFixture::start_binary(&binary(), args)
+    }
+
+    /// Starts `mcpseal-hostile --http ARGS…` (see [`hostile_binary`]) and waits for its URL.
+    ///
+    /// # Panics
+    /// When it cannot start (test support only).
+    pub fn hostile(args: &[&str]) -> HttpFixture {
+        HttpFixture::start_binary(&hostile_binary(), args)
+    }
+
+    fn start_binary(program: &std::path::Path, args: &[&str]) -> HttpFixture {
+        let mut child = Command::new(program)
             .arg("--http")
             .args(args)
             .stdin(Stdio::piped())

@@ -23,6 +23,7 @@ mod knobs;
 mod methods;
 mod modes;
 mod paging;
+mod refuse;
 mod rugpull;
 mod sse;
 mod stdio;

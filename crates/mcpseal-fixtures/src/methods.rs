@@ -193,6 +193,9 @@ impl Handler {
     }
 
     fn list(&self, kind: ListKind, params: &Value) -> Result<Value, RpcError> {
+        if self.knobs.disown == Some(kind) {
+            return Err(crate::modes::method_not_found(kind.method()));
+        }
         let s = &self.surface;
         let key = kind.key();
         let items = match kind {

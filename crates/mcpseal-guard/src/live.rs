@@ -74,9 +74,13 @@ pub fn live_surface(locked: &Value, seen: &Seen) -> Result<Value, SurfaceError> 
             },
             None => ListCapture {
                 pages: Vec::new(),
+                // The upstream answered -32601: the one outcome that means "not served".
                 failure: Some(mcpseal_protocol::ListFailure {
-                    kind: mcpseal_protocol::FailureKind::Error,
-                    message: "-32601 not served".to_owned(),
+                    code: Some(-32601),
+                    ..mcpseal_protocol::ListFailure::new(
+                        mcpseal_protocol::FailureCause::MethodNotFound,
+                        "-32601 not served",
+                    )
                 }),
             },
         });

@@ -10,6 +10,11 @@ use crate::context::ProbeContext;
 /// The most `tools/list` pages fetched (a server with an endless cursor is SEAL-agnostic here).
 const MAX_PAGES: usize = 50;
 
+/// The most tools fetched and judged. The tool rules hold each tool's schema and findings;
+/// without a bound a server listing a million tools grew the probe past 700 MiB (the hostile
+/// suite's `many-tools`). A server with more is judged on its first pages.
+const MAX_TOOLS: usize = 1000;
+
 /// Every listed tool and the exchanges that listed them.
 #[derive(Debug, Clone)]
 pub struct ToolListing {
@@ -32,10 +37,11 @@ impl ToolListing {
 pub(crate) async fn fetch_listing(ctx: &ProbeContext<'_>) -> Option<ToolListing> {
     let first = ctx.prelude().effective_listing()?.clone();
     let mut tools = page_tools(&first)?;
+    tools.truncate(MAX_TOOLS);
     let mut cursor = next_cursor(&first);
     let mut pages = vec![first];
     while let Some(c) = cursor {
-        if pages.len() >= MAX_PAGES {
+        if pages.len() >= MAX_PAGES || tools.len() >= MAX_TOOLS {
             break;
         }
         let Some(ex) = ctx
@@ -48,7 +54,7 @@ pub(crate) async fn fetch_listing(ctx: &ProbeContext<'_>) -> Option<ToolListing>
             pages.push(ex);
             break;
         };
-        tools.extend(more);
+        tools.extend(more.into_iter().take(MAX_TOOLS - tools.len()));
         cursor = next_cursor(&ex).filter(|n| *n != c);
         pages.push(ex);
     }

@@ -14,7 +14,7 @@
 //!   "serverFailure": "why server is null (optional)",
 //!   "lists": {
 //!     "tools":             { "pages": [ {"tools": [], "nextCursor": "c1"}, {"tools": []} ], "failure": null },
-//!     "resources":         { "pages": [], "failure": { "kind": "error", "message": "-32601 Method not found" } },
+//!     "resources":         { "pages": [], "failure": { "kind": "error", "cause": "methodNotFound", "page": 1, "code": -32601, "message": "page 1: error -32601: Method not found" } },
 //!     "resourceTemplates": { "pages": [ {"resourceTemplates": []} ] },
 //!     "prompts":           { "pages": [ {"prompts": []} ] }
 //!   }
@@ -27,7 +27,9 @@
 //! * `server` is the JSON-RPC `result` object verbatim, or `null` (or absent) when the call failed.
 //! * Each page is the verbatim `result` object of one list call, in the order they were fetched.
 //! * `failure.kind` is `error` (a JSON-RPC error on some page), `transport` (no answer),
-//!   `pageCap` (the client's page cap was hit) or `cursorLoop` (a cursor repeated).
+//!   `pageCap` (a client cap was hit) or `cursorLoop` (a cursor repeated); `failure.cause` (when
+//!   present) says precisely what happened ([`FailureCause`]), `failure.page` on which page, and
+//!   `failure.code`, `failure.httpStatus`, `failure.challenge` what the server sent.
 //! * A list key that is absent from `lists` means the list was not captured at all.
 //! * Unknown fields are ignored (the client may add diagnostics), and never hashed.
 //!
@@ -125,30 +127,77 @@ pub struct ListCapture {
     pub failure: Option<ListFailure>,
 }
 
-/// Why a list could not be captured completely.
+/// Why a list could not be captured completely, or the server's answer that it does not exist.
+///
+/// `kind` is the coarse class every reader since the first build understands; `cause` (added
+/// later, absent in older captures) says precisely what happened, and decides whether the list
+/// is *not served* or the capture *failed* (see [`FailureCause`] and SPEC.md §4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListFailure {
     /// What kind of failure.
     pub kind: FailureKind,
-    /// Human-readable detail (e.g. `-32601 Method not found`); never hashed.
+    /// Human-readable detail (e.g. `page 1: error -32601: Method not found`); never hashed.
     #[serde(default)]
     pub message: String,
+    /// Precisely what happened; absent in captures written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<FailureCause>,
+    /// The page (counting from 1) whose request failed; absent for a failure of the whole list
+    /// (a cap, a cursor loop) and in older captures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+    /// The JSON-RPC error code, when a JSON-RPC error answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    /// The HTTP status of the failing reply (HTTP only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// The `WWW-Authenticate` challenge of a 401 or 403 reply, verbatim (credentials are never
+    /// in a challenge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<String>,
 }
 
-/// The kind of a list failure.
+impl ListFailure {
+    /// A failure of `cause` (its coarse [`FailureKind`] follows from it) with a message for
+    /// people; no page, code, status or challenge yet.
+    pub fn new(cause: FailureCause, message: impl Into<String>) -> ListFailure {
+        ListFailure {
+            kind: cause.kind(),
+            message: message.into(),
+            cause: Some(cause),
+            page: None,
+            code: None,
+            http_status: None,
+            challenge: None,
+        }
+    }
+
+    /// The same failure, on `page` (counting from 1).
+    #[must_use]
+    pub fn on_page(mut self, page: u32) -> ListFailure {
+        self.page = Some(page);
+        self
+    }
+}
+
+/// The kind of a list failure: the coarse class, kept as the first build wrote it so that
+/// older readers still read newer captures.
 ///
-/// Why the split: `error` and `transport` are honest "the server does not serve this", so the
-/// list is `null` in the surface; `pageCap` and `cursorLoop` mean the capture is incomplete and
-/// untrustworthy, so `mcpseal snapshot` refuses to record such a surface (exit 2).
+/// Why the split: `error` is a JSON-RPC error answer and `transport` no answer at all;
+/// `pageCap` and `cursorLoop` mean the capture is incomplete. Whether the list is *not served*
+/// or the capture *failed* is decided by [`FailureCause`] (see SPEC.md §4); in a capture
+/// without a cause, `error` reads as not served and everything else as failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum FailureKind {
     /// A JSON-RPC error answered some page.
     Error,
-    /// No answer (closed stream, timeout, HTTP failure).
+    /// No valid answer (closed stream, timeout, oversize or invalid output, an HTTP status
+    /// without a JSON-RPC answer, a result without the list array).
     Transport,
-    /// The client's page cap was hit.
+    /// A client cap was hit (pages, or total bytes of the capture).
     PageCap,
     /// A cursor repeated.
     CursorLoop,
@@ -163,6 +212,96 @@ impl FailureKind {
             FailureKind::PageCap => "pageCap",
             FailureKind::CursorLoop => "cursorLoop",
         }
+    }
+}
+
+/// Precisely what ended a list capture. Only the first two are answers from the server about
+/// the method; every other cause means mcpseal did not get the list, and a capture holding
+/// one is refused rather than recorded (DESIGN invariant 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum FailureCause {
+    /// The server answered JSON-RPC `-32601` (method not found); over HTTP with a 2xx or 404
+    /// status (2026 servers answer an unknown method with 404 and that error).
+    MethodNotFound,
+    /// The server answered another JSON-RPC error (`code` says which). Not served only on a
+    /// 2025-11-25 server that does not advertise the list's capability.
+    ErrorAnswer,
+    /// No answer within the request timeout.
+    Timeout,
+    /// A message, body or event over the client's byte limit.
+    Oversize,
+    /// The server went away: stdout closed, the process exited, the connection closed.
+    Closed,
+    /// Bytes that are not UTF-8 where JSON was expected.
+    InvalidUtf8,
+    /// Not a JSON-RPC answer: invalid JSON, JSON nested too deep, the wrong shape, a body
+    /// without a message, an encoding mcpseal did not ask for.
+    InvalidJson,
+    /// HTTP 401 or 403 (`challenge` holds the `WWW-Authenticate` header): the list needs a
+    /// credential.
+    Unauthorized,
+    /// Another HTTP status without a JSON-RPC answer (404 without `-32601`, 3xx, 5xx, ...).
+    HttpStatus,
+    /// A network failure (connection refused or reset, DNS, TLS, a response head too large).
+    Network,
+    /// The process could not be started.
+    Spawn,
+    /// A result that is not an object, has no array under the list key, or a `nextCursor` that
+    /// is not a string.
+    MalformedResult,
+    /// The client's page cap was hit.
+    PageCap,
+    /// A cursor repeated.
+    CursorLoop,
+    /// The pages read so far passed the client's cap on the bytes of one capture.
+    CaptureCap,
+    /// A cause this build does not know (written by a newer one): never an answer, so the
+    /// list is failed, which is the safe reading.
+    #[serde(other)]
+    Other,
+}
+
+impl FailureCause {
+    /// The wire name (camelCase, as serialised).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureCause::MethodNotFound => "methodNotFound",
+            FailureCause::ErrorAnswer => "errorAnswer",
+            FailureCause::Timeout => "timeout",
+            FailureCause::Oversize => "oversize",
+            FailureCause::Closed => "closed",
+            FailureCause::InvalidUtf8 => "invalidUtf8",
+            FailureCause::InvalidJson => "invalidJson",
+            FailureCause::Unauthorized => "unauthorized",
+            FailureCause::HttpStatus => "httpStatus",
+            FailureCause::Network => "network",
+            FailureCause::Spawn => "spawn",
+            FailureCause::MalformedResult => "malformedResult",
+            FailureCause::PageCap => "pageCap",
+            FailureCause::CursorLoop => "cursorLoop",
+            FailureCause::CaptureCap => "captureCap",
+            FailureCause::Other => "other",
+        }
+    }
+
+    /// The coarse kind older readers understand.
+    pub fn kind(self) -> FailureKind {
+        match self {
+            FailureCause::MethodNotFound | FailureCause::ErrorAnswer => FailureKind::Error,
+            FailureCause::PageCap | FailureCause::CaptureCap => FailureKind::PageCap,
+            FailureCause::CursorLoop => FailureKind::CursorLoop,
+            _ => FailureKind::Transport,
+        }
+    }
+
+    /// True when the server answered with a JSON-RPC error (the only causes that can mean
+    /// "not served").
+    pub fn is_answer(self) -> bool {
+        matches!(
+            self,
+            FailureCause::MethodNotFound | FailureCause::ErrorAnswer
+        )
     }
 }
 

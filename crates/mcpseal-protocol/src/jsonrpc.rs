@@ -58,6 +58,13 @@ pub fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
+/// True when serde_json refused text for nesting deeper than its limit (128 levels of
+/// arrays and objects): a message no implementation here can read, never a banner or a log
+/// line that merely is not JSON.
+pub fn is_recursion_limit(e: &serde_json::Error) -> bool {
+    e.to_string().starts_with("recursion limit exceeded")
+}
+
 /// True when `message` is shaped like an answer: an object with no `method` and a `result` or
 /// an `error`. The strict test used for HTTP bodies and event-stream events.
 pub fn is_response(message: &Value) -> bool {

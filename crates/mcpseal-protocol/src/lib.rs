@@ -39,8 +39,8 @@ pub mod routing;
 pub mod sse;
 
 pub use capture::{
-    CAPTURE_SCHEMA_VERSION, CaptureError, FailureKind, ListCapture, ListFailure, RawCapture,
-    RawLists, is_surrogate_error, validate_json,
+    CAPTURE_SCHEMA_VERSION, CaptureError, FailureCause, FailureKind, ListCapture, ListFailure,
+    RawCapture, RawLists, is_surrogate_error, validate_json,
 };
 pub use identity::{server_info, server_name, server_version};
 pub use list::ListKind;

@@ -295,21 +295,22 @@ impl Request {
             HEADER_MCP_METHOD.to_owned(),
             encode_header_value(&self.method),
         ));
-        let name_key = match self.method.as_str() {
-            method::TOOLS_CALL | method::PROMPTS_GET => Some("name"),
-            method::RESOURCES_READ => Some("uri"),
-            _ => None,
-        };
-        if let Some(key) = name_key
-            && let Some(name) = self
-                .params
-                .as_ref()
-                .and_then(|p| p.get(key))
-                .and_then(Value::as_str)
-        {
+        if let Some(name) = self.routing_name() {
             out.push((HEADER_MCP_NAME.to_owned(), encode_header_value(name)));
         }
         out
+    }
+
+    /// What the request acts on, for the methods that name something: the tool of
+    /// `tools/call`, the prompt of `prompts/get` (`params.name`), the resource of
+    /// `resources/read` (`params.uri`). The value of the 2026 `Mcp-Name` header.
+    pub fn routing_name(&self) -> Option<&str> {
+        let key = match self.method.as_str() {
+            method::TOOLS_CALL | method::PROMPTS_GET => "name",
+            method::RESOURCES_READ => "uri",
+            _ => return None,
+        };
+        self.params.as_ref()?.get(key)?.as_str()
     }
 
     /// True when the request carries the 2026 `_meta` envelope.

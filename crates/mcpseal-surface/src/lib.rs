@@ -38,11 +38,11 @@ mod surface;
 pub use diff::{Bump, Change, ChangeClass, Summary, SurfaceDiff, diff};
 pub use jcs::{jcs, sha256_hex, utf16_cmp, write_jcs};
 pub use mcpseal_protocol::{
-    CaptureError, Era, FailureKind, ListCapture, ListFailure, ListKind, RawCapture, RawLists,
-    server_info, server_name, server_version,
+    CaptureError, Era, FailureCause, FailureKind, ListCapture, ListFailure, ListKind, RawCapture,
+    RawLists, server_info, server_name, server_version,
 };
 pub use surface::{
-    Fingerprint, Form, Item, ItemHash, Items, ListState, NotServed, NotServedKind,
-    SERVER_INFO_META_KEY, Surface, SurfaceError, UnknownForm, mcp_surface_1_bytes_unchecked,
-    parse_capture,
+    Failed, FailedKind, Fingerprint, Form, Item, ItemHash, Items, ListState, NotServed,
+    NotServedKind, SERVER_INFO_META_KEY, Surface, SurfaceError, UnknownForm,
+    mcp_surface_1_bytes_unchecked, parse_capture,
 };

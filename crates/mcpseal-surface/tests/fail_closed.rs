@@ -316,7 +316,8 @@ fn garbage_is_an_error_not_a_panic() {
     }
     // Minimal valid capture: every list not captured, server absent.
     let s = Surface::from_slice(br#"{"era":"2026-07-28"}"#).expect("minimal");
-    assert_eq!(s.not_served().len(), 4);
+    assert_eq!(s.failed().len(), 4);
+    assert!(s.not_served().is_empty());
     // Numbers out of double range fail, not panic: as a bad document when parsed from bytes,
     // as unrepresentable JSON when the capture was built in memory.
     let text = capture("tools", &[r#"{"name":"t","x":1e400}"#], false);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use mcpseal_surface::{Form, ListKind, NotServedKind, Surface, jcs};
+use mcpseal_surface::{FailedKind, FailureKind, Form, ListKind, NotServedKind, Surface, jcs};
 
 #[test]
 fn mcpseal_1_vectors() {
@@ -125,32 +125,53 @@ fn reasons_for_null_lists() {
             .to_owned()
     };
     let s = Surface::from_slice(raw("null-vs-empty").as_bytes()).expect("surface");
+    // A transport failure and malformed pages are failures (the bytes are defined, `null`,
+    // but nothing records such a surface); none of them is "not served".
+    assert!(s.not_served().is_empty());
+    let failed: Vec<_> = s.failed().iter().map(|(k, f)| (*k, f.kind)).collect();
+    assert_eq!(
+        failed,
+        vec![
+            (ListKind::Resources, FailedKind::Recorded),
+            (ListKind::ResourceTemplates, FailedKind::Malformed),
+            (ListKind::Prompts, FailedKind::Malformed),
+        ]
+    );
+    assert!(s.has_untrustworthy_gap());
+    assert_eq!(s.count(ListKind::Tools), Some(0));
+    assert_eq!(s.count(ListKind::Resources), None);
+
+    // Written before causes were recorded: an `error` failure reads as not served, as the
+    // build that wrote it decided.
+    let s = Surface::from_slice(raw("minimal-2025").as_bytes()).expect("surface");
     let kinds: Vec<_> = s.not_served().iter().map(|(k, r)| (*k, r.kind)).collect();
     assert_eq!(
         kinds,
         vec![
-            (ListKind::Resources, NotServedKind::Transport),
-            (ListKind::ResourceTemplates, NotServedKind::Malformed),
-            (ListKind::Prompts, NotServedKind::Malformed),
+            (ListKind::ResourceTemplates, NotServedKind::Error),
+            (ListKind::Prompts, NotServedKind::Error),
         ]
     );
     assert!(!s.has_untrustworthy_gap());
-    assert_eq!(s.count(ListKind::Tools), Some(0));
-    assert_eq!(s.count(ListKind::Resources), None);
 
     let s = Surface::from_slice(raw("untrustworthy-gaps").as_bytes()).expect("surface");
     assert!(s.has_untrustworthy_gap());
-    let kinds: Vec<_> = s.not_served().iter().map(|(_, r)| r.kind).collect();
+    let kinds: Vec<_> = s
+        .failed()
+        .iter()
+        .map(|(_, f)| f.record.as_ref().map(|r| r.kind))
+        .collect();
     assert_eq!(
         kinds,
-        vec![NotServedKind::CursorLoop, NotServedKind::PageCap]
+        vec![Some(FailureKind::CursorLoop), Some(FailureKind::PageCap)]
     );
 
     let s = Surface::from_slice(raw("serverinfo-meta-wins-2026").as_bytes()).expect("surface");
     assert_eq!(s.server_name(), Some("meta"));
+    assert!(s.not_served().is_empty());
     assert!(
-        s.not_served()
+        s.failed()
             .iter()
-            .all(|(_, r)| r.kind == NotServedKind::NotCaptured)
+            .all(|(_, f)| f.kind == FailedKind::NotCaptured)
     );
 }

@@ -203,6 +203,8 @@ pub struct LockReport {
     pub exclude: Vec<String>,
     /// The captured surface's hash (after exclusions).
     pub sha256: String,
+    /// What the server contradicted itself about ([`crate::snapshot::warnings`]).
+    pub warnings: Vec<String>,
 }
 
 /// Captures the server twice and applies the lock rules (see the module docs).
@@ -257,6 +259,7 @@ where
         diff: engine::SurfaceDiff::default(),
         exclude: pointers.iter().map(|p| p.as_str().to_owned()).collect(),
         sha256: sha256_hex(&jcs(&hashed)),
+        warnings: crate::snapshot::warnings(&first.surface),
     };
     if hashed != again {
         report.diff = engine::diff(&hashed, &again);

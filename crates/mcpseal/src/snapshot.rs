@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use mcpseal_client::{
     Capture, CaptureOptions, Connection, Exchange, capture_surface, sanity_check,
 };
-use mcpseal_surface::{Form, Items, ListKind, RawCapture, Surface, SurfaceError};
+use mcpseal_surface::{FailureCause, Form, Items, ListKind, RawCapture, Surface, SurfaceError};
 use serde::Serialize;
 use serde_json::Value;
 use thiserror::Error;
@@ -46,13 +46,16 @@ pub enum SnapshotError {
     /// Neither `server/discover` nor `initialize` worked.
     #[error("the server did not describe itself: {0}")]
     NoServer(String),
-    /// A list could not be read whole for a reason that makes the surface meaningless.
+    /// A list could not be read whole (a timeout, a crash, an oversize message, a refusal,
+    /// a cap ...): the server did not say it does not serve it, so nothing may be recorded.
     #[error("`{list}` could not be read whole: {reason}")]
     Untrustworthy {
         /// The list method.
         list: String,
-        /// Why.
+        /// Why (names the page).
         reason: String,
+        /// What the capture recorded as the cause, when it did; it picks the hint's flag.
+        cause: Option<FailureCause>,
     },
     /// The capture is ambiguous (duplicates, missing identities, lone surrogates).
     #[error("{0}")]
@@ -70,10 +73,41 @@ impl SnapshotError {
             SnapshotError::NoServer(_) => {
                 "the server must answer `server/discover` (2026-07-28) or `initialize` (2025-11-25)"
             }
-            SnapshotError::Untrustworthy { .. } => {
-                "a list whose pages never end or loop cannot be fingerprinted; fix the server's pagination"
-            }
+            SnapshotError::Untrustworthy { cause, .. } => untrustworthy_hint(*cause),
             SnapshotError::Surface(_) => "fix the server so every item has a unique identity",
+        }
+    }
+}
+
+/// The flag (or the fix) that changes a failed list's outcome, by its recorded cause.
+fn untrustworthy_hint(cause: Option<FailureCause>) -> &'static str {
+    match cause {
+        Some(FailureCause::Timeout) => {
+            "the server did not answer in time; give it longer with `--timeout` (e.g. `--timeout 30s`)"
+        }
+        Some(FailureCause::Oversize) => {
+            "the server sent a message past the limit; raise `--max-message-bytes` if it is meant to be that large"
+        }
+        Some(FailureCause::CaptureCap) => {
+            "the lists together passed the capture cap; raise `--max-capture-bytes` if the surface is meant to be that large"
+        }
+        Some(FailureCause::Unauthorized) => {
+            "refused: this list needs a credential, pass --header (e.g. `--header 'Authorization: Bearer ${TOKEN}'`)"
+        }
+        Some(FailureCause::PageCap) => {
+            "the list has more pages than `--page-cap` allows; raise it if the server really has that many"
+        }
+        Some(FailureCause::CursorLoop) => {
+            "a list whose pages loop cannot be fingerprinted; fix the server's pagination"
+        }
+        Some(FailureCause::Closed | FailureCause::Spawn) => {
+            "the server stopped before it answered; run it by hand to see why, then retry (a slow start may need a longer `--timeout`)"
+        }
+        Some(FailureCause::HttpStatus | FailureCause::Network) => {
+            "the endpoint did not give a JSON-RPC answer; check the URL, the server's health and any proxy in between"
+        }
+        _ => {
+            "the server's answer to this list is not a valid list result; fix the server (nothing is recorded until it answers or says -32601)"
         }
     }
 }
@@ -113,6 +147,9 @@ pub struct Snapshot {
     pub counts: BTreeMap<String, Option<usize>>,
     /// Why each unserved list is not served.
     pub not_served: BTreeMap<String, String>,
+    /// What the server contradicted itself about (a capability advertised, its list then
+    /// answered with "method not found"): recorded as not served, and worth a look.
+    pub warnings: Vec<String>,
 }
 
 impl Snapshot {
@@ -137,8 +174,26 @@ impl Snapshot {
                 .into_iter()
                 .map(|(k, n)| (k.key().to_owned(), n.message.clone()))
                 .collect(),
+            warnings: warnings(surface),
         }
     }
+}
+
+/// The warnings a captured surface deserves: each list whose capability the server
+/// advertises and which it then answered with "method not found" (-32601). Such a list is
+/// not served (the server said so), but the server contradicts itself.
+pub fn warnings(surface: &Surface) -> Vec<String> {
+    surface
+        .contradictions()
+        .into_iter()
+        .map(|kind| {
+            format!(
+                "the server advertises the `{}` capability but answered `{}` with \"method not found\"; recorded as not served",
+                kind.capability(),
+                kind.method()
+            )
+        })
+        .collect()
 }
 
 /// Captures the surface and refuses anything untrustworthy: an unreachable server, a liar, a
@@ -152,7 +207,7 @@ pub async fn capture_trusted(
         Form::McpSurface1 => CaptureOptions::mcp_surface(),
         _ => CaptureOptions {
             page_cap: options.page_cap,
-            mcp_surface_compat: false,
+            ..CaptureOptions::default()
         },
     };
     let capture = capture_surface(conn, &capture_options).await;
@@ -180,14 +235,12 @@ pub async fn capture_trusted(
     }
     let surface = Surface::from_capture(&raw)?;
     if options.form == Form::McpSeal1
-        && let Some((kind, gap)) = surface
-            .not_served()
-            .into_iter()
-            .find(|(_, n)| n.is_untrustworthy())
+        && let Some((kind, gap)) = surface.failed().into_iter().next()
     {
         return Err(SnapshotError::Untrustworthy {
             list: kind.method().to_owned(),
             reason: gap.message.clone(),
+            cause: gap.cause(),
         });
     }
     Ok(TrustedCapture {

@@ -56,6 +56,9 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         &render(args.report.format, &rendered)?,
         args.output.output.as_deref(),
     )?;
+    for w in &report.warnings {
+        output::note(&format!("warning: {w}"));
+    }
     let security = report.diff.summary().security;
     if report.outcome.written() && security > 0 {
         output::note(&format!(
@@ -185,5 +188,6 @@ fn json_of(r: &LockReport) -> Value {
         "exclude": r.exclude,
         "acceptedFrom": accepted,
         "diff": diff_json(&r.diff),
+        "warnings": r.warnings,
     })
 }

@@ -168,10 +168,16 @@ pub async fn run(args: ProbeArgs) -> Result<Outcome, CliError> {
                 mcpseal::unreachable_hint(reason)
             ));
         }
-        (RunState::Incomplete, _, Some(inc)) => output::note(&format!(
-            "error: the probe is incomplete: {} of {} probes unanswered ({})",
-            inc.failed, inc.probes, inc.reason
-        )),
+        (RunState::Incomplete, _, Some(inc)) => {
+            output::note(&format!(
+                "error: the probe is incomplete: {} of {} probes unanswered ({})",
+                inc.failed, inc.probes, inc.reason
+            ));
+            // An unanswered probe is never a pass: say what could change the outcome.
+            output::note(
+                "hint: nothing was judged from the unanswered probes; a slow server may need a longer `--timeout`, a large answer `--max-message-bytes`, a protected one `--header`",
+            );
+        }
         _ => {}
     }
     Ok(outcome(&report, args.fail_on))

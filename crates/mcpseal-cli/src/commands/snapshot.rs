@@ -56,6 +56,9 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
         output::emit(&doc, Some(path))?;
     }
     output::emit(&text, args.output.output.as_deref())?;
+    for w in &snapshot.warnings {
+        output::note(&format!("warning: {w}"));
+    }
     Ok(Outcome::Ok)
 }
 

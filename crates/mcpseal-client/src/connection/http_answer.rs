@@ -2,14 +2,17 @@
 //!
 //! The reader never trusts the server to end anything: a whole body is read against a byte
 //! limit; an event stream event by event until the response carrying our id (or the
-//! acknowledgement of our listen) arrives, keeping every other event as evidence and answering
-//! server requests on the way. The caller runs it under the request's timeout, so an endless
-//! stream costs at most that.
+//! acknowledgement of our listen) arrives, keeping the first other events as evidence
+//! (bounded: [`Attached`]) and answering server requests on the way. The caller runs it under
+//! the request's timeout, so an endless stream costs at most that. A body in a
+//! `Content-Encoding` is never decoded: mcpseal asks for none, so a compressed body (a gzip
+//! bomb included) is refused unread.
 
 use mcpseal_protocol::jsonrpc::{self, MessageKind, is_response};
 use mcpseal_protocol::{Request, Wait};
 use serde_json::Value;
 
+use crate::connection::attached::Attached;
 use crate::connection::server_request::Answerer;
 use crate::diagnostics::Diagnostics;
 use crate::error::{TransportError, TransportErrorKind as Kind};
@@ -26,6 +29,19 @@ pub(crate) async fn read_answer(
     answer_headers: &[(String, String)],
 ) -> Result<(), TransportError> {
     let status = exchange.http_status.unwrap_or(0);
+    if let Some(encoding) = exchange
+        .response_header("Content-Encoding")
+        .map(str::trim)
+        .filter(|e| !e.is_empty() && !e.eq_ignore_ascii_case("identity"))
+    {
+        return Err(TransportError::new(
+            Kind::Protocol,
+            format!(
+                "HTTP {status} with a `{}`-encoded body although mcpseal asked for no encoding; not decoded",
+                Diagnostics::cut(encoding)
+            ),
+        ));
+    }
     match body {
         ReplyBody::Whole(body) => read_whole(body, request, status, exchange).await,
         ReplyBody::Stream(stream) => {
@@ -46,14 +62,18 @@ async fn read_stream(
     answerer: &Answerer,
     answer_headers: &[(String, String)],
 ) -> Result<(), TransportError> {
+    let mut kept = Attached::default();
     while let Some(item) = stream.next().await {
-        let value = match item? {
-            StreamItem::Message(m) => m.into_value(),
+        let (value, size) = match item? {
+            StreamItem::Message(m) => {
+                let size = m.text().len();
+                (m.into_value(), size)
+            }
             // Not JSON (e.g. a legacy `endpoint` event): evidence, not an answer.
             StreamItem::Unparsed(data) => {
-                exchange
-                    .notifications
-                    .push(Value::String(Diagnostics::cut(&data)));
+                let cut = Diagnostics::cut(&data);
+                let size = cut.len();
+                kept.push(&mut exchange.notifications, Value::String(cut), size);
                 continue;
             }
         };
@@ -66,7 +86,7 @@ async fn read_stream(
         if MessageKind::of(&value) == MessageKind::Request {
             answerer.answer(value.clone(), answer_headers.to_vec());
         }
-        exchange.notifications.push(value);
+        kept.push(&mut exchange.notifications, value, size);
         if is_ack {
             return Ok(());
         }
@@ -109,6 +129,12 @@ async fn read_whole(
             Ok(())
         }
         _ if request.notification => Ok(()),
+        Err(e) if jsonrpc::is_recursion_limit(&e) => Err(TransportError::new(
+            Kind::Protocol,
+            format!(
+                "HTTP {status}: the body nests JSON deeper than serde_json's limit of 128 levels"
+            ),
+        )),
         _ => Err(TransportError::new(
             Kind::Protocol,
             format!(

@@ -8,6 +8,7 @@
 //! comes back as an [`Exchange`], bounded by the request's timeout from the first byte written
 //! to the answer.
 
+mod attached;
 mod dress;
 mod http_answer;
 mod routing;
@@ -81,10 +82,7 @@ impl Connection {
         options: Options,
         server_requests: ServerRequests,
     ) -> Result<Connection, ConnectError> {
-        let mut redactor = Redactor::new(options.secret_headers.iter().cloned());
-        for (name, value) in &options.headers {
-            redactor.learn(name, value);
-        }
+        let redactor = Redactor::for_connection(target, &options);
         let (transport, inbox) = Transport::open(target, &options).await?;
         let transport = Arc::new(transport);
         let diagnostics = transport.shared_diagnostics().clone();
@@ -150,12 +148,27 @@ impl Connection {
 
     /// Sends one request (or notification) and returns what happened. Never fails: problems
     /// are in [`Exchange::transport_error`].
+    ///
+    /// A request that timed out earlier in this run (on any connection sharing these options'
+    /// [`TimeoutMemo`](crate::TimeoutMemo)) with no shorter a timeout is not sent again: it
+    /// fails at once with the original reason.
     pub async fn send(&self, request: Request) -> Exchange {
         let id = request.id.clone().unwrap_or_else(|| self.next_id());
+        let timeout = request.timeout.unwrap_or(self.options.timeout);
+        let memo = &self.options.timeouts;
+        if let Some(err) = memo.recall(&self.target, &request, timeout) {
+            let mut exchange = Exchange::sent(self.transport.kind(), request.to_message(&id));
+            exchange.transport_error = Some(err);
+            self.redactor.exchange(&mut exchange);
+            return exchange;
+        }
         let mut exchange = match self.transport.kind() {
             TransportKind::Stdio => self.send_stdio(&request, id).await,
             TransportKind::Http => self.send_http(&request, id).await,
         };
+        if let Some(err) = &exchange.transport_error {
+            memo.remember(&self.target, &request, timeout, err);
+        }
         if request.method == "initialize"
             && let Some(result) = exchange.result()
         {
@@ -239,6 +252,15 @@ impl Connection {
                 // An answer that still comes is reported as late, not as a stray.
                 lock(&self.routing).timed_out(key, &request.method, timeout);
                 exchange.transport_error = Some(TransportError::timeout(&request.method, timeout));
+                if let Some(n) = self.transport.partial_line().filter(|n| *n > 0) {
+                    lock(&self.routing).wedge(&TransportError::new(
+                        Kind::Closed,
+                        format!(
+                            "the server is in the middle of a message it did not end within {} ({n} bytes so far, no newline): nothing after it can be read",
+                            crate::error::format_duration(timeout)
+                        ),
+                    ));
+                }
             }
         }
         exchange.duration_ms = elapsed_ms(started);
@@ -381,10 +403,17 @@ impl Connection {
             .collect()
     }
 
-    /// Ends the connection: closes the child's stdin, waits briefly, then kills it (at once
-    /// when it is not reading its stdin). Dropping a connection kills the child too, just less
-    /// politely.
+    /// Ends the connection: closes the child's stdin, waits briefly, then SIGTERM and at last
+    /// SIGKILL to its whole process group (see [`Transport::close`]). Dropping a connection
+    /// kills the group too, without the grace.
     pub async fn close(&self) {
         self.transport.close().await;
+    }
+
+    /// Kills a stdio server's whole process group now (SIGKILL, no grace): for a run being
+    /// interrupted (Ctrl-C), when there is no time for [`Connection::close`]. Later requests
+    /// fail at once as closed. A no-op on HTTP.
+    pub fn kill(&self) {
+        self.transport.kill();
     }
 }

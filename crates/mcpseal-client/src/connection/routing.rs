@@ -3,9 +3,12 @@
 //! One task reads the transport's inbox and routes each message: a response goes to the
 //! request waiting for its id; a notification or server request is attached to every request
 //! in flight (and a server request is answered, in a task of its own); a
-//! `subscriptions/listen` acknowledgement ends the wait of the listen it names. A fault (an
-//! oversize or non-UTF-8 line) fails the requests in flight; the end of the server's output
-//! fails them and every later one at once, so a crash costs milliseconds, not a timeout.
+//! `subscriptions/listen` acknowledgement ends the wait of the listen it names. A fault (a
+//! non-UTF-8 or too deeply nested line) fails the requests in flight; the end of the server's
+//! output fails them and every later one at once, so a crash costs milliseconds, not a timeout.
+//! So does a line over the size limit (mcpseal cannot know when the server will end it, and
+//! nothing after it can be read until it does), and a request that timed out while the server
+//! had a line begun and not ended ([`Routing::wedge`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,14 +18,12 @@ use mcpseal_protocol::jsonrpc::{self, MessageKind, id_key};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use crate::connection::attached::Attached;
 use crate::connection::server_request::Answerer;
 use crate::diagnostics::{Diagnostics, SharedDiagnostics};
 use crate::error::{TransportError, TransportErrorKind as Kind};
 use crate::support::lock;
 use crate::transport::{Inbound, Inbox};
-
-/// Server messages attached to one request at most.
-const MAX_ATTACHED: usize = 1000;
 
 /// What ended a wait.
 pub(crate) enum Outcome {
@@ -36,6 +37,7 @@ struct Pending {
     tx: Option<oneshot::Sender<Outcome>>,
     wait: Wait,
     notifications: Vec<Value>,
+    kept: Attached,
 }
 
 /// The requests in flight, and whether the server's output has ended.
@@ -70,6 +72,7 @@ impl Routing {
                 tx: Some(tx),
                 wait,
                 notifications: Vec::new(),
+                kept: Attached::default(),
             },
         );
         Ok(rx)
@@ -101,11 +104,15 @@ impl Routing {
         }
     }
 
-    fn attach(&mut self, value: &Value) {
+    /// The server's output is stuck in the middle of a line: nothing it writes later can
+    /// reach us, so every request in flight and every later one fails at once with `err`.
+    pub(crate) fn wedge(&mut self, err: &TransportError) {
+        self.fail_all(err, true);
+    }
+
+    fn attach(&mut self, value: &Value, size: usize) {
         for p in self.pending.values_mut() {
-            if p.notifications.len() < MAX_ATTACHED {
-                p.notifications.push(value.clone());
-            }
+            p.kept.push(&mut p.notifications, value.clone(), size);
         }
     }
 
@@ -130,9 +137,19 @@ pub(crate) async fn route(
     while let Some(item) = inbox.recv().await {
         match item {
             Inbound::Message(message) => {
-                route_message(message.into_value(), &routing, &diagnostics, &answerer);
+                let size = message.text().len();
+                route_message(
+                    message.into_value(),
+                    size,
+                    &routing,
+                    &diagnostics,
+                    &answerer,
+                );
             }
-            Inbound::Fault(err) => lock(&routing).fail_all(&err, false),
+            Inbound::Fault(err) => {
+                let fatal = err.kind == Kind::Oversize;
+                lock(&routing).fail_all(&err, fatal);
+            }
             Inbound::Closed(err) => {
                 lock(&routing).fail_all(&err, true);
                 return;
@@ -145,6 +162,7 @@ pub(crate) async fn route(
 
 fn route_message(
     value: Value,
+    size: usize,
     routing: &SharedRouting,
     diagnostics: &SharedDiagnostics,
     answerer: &Answerer,
@@ -177,14 +195,14 @@ fn route_message(
         // (declined by default) so the server does not wait on us.
         MessageKind::Request => {
             lock(diagnostics).push(format!("[server request] {method}"));
-            lock(routing).attach(&value);
+            lock(routing).attach(&value, size);
             answerer.answer(value, Vec::new());
         }
         MessageKind::Notification => {
             lock(diagnostics).push(format!("[notification] {method}"));
             let ack_for = jsonrpc::acknowledged_subscription(&value).map(id_key);
             let mut r = lock(routing);
-            r.attach(&value);
+            r.attach(&value, size);
             if let Some(key) = ack_for
                 && r.pending
                     .get(&key)
@@ -215,7 +233,7 @@ mod tests {
             .register(id_key(&json!("1")), Wait::Response)
             .expect("open");
         let note = json!({"jsonrpc": "2.0", "method": "notifications/progress"});
-        r.attach(&note);
+        r.attach(&note, 10);
         assert!(
             r.complete(&id_key(&json!(1)), json!({"id": 1, "result": {}}))
                 .is_ok()

@@ -111,6 +111,16 @@ impl Transport {
         }
     }
 
+    /// stdio: the bytes of a line the server has begun on stdout and not ended yet (0 when
+    /// it is between messages); `None` on HTTP. A request that times out while this is not 0
+    /// can never be followed by another answer until the server ends that line.
+    pub fn partial_line(&self) -> Option<usize> {
+        match &self.inner {
+            Inner::Stdio(t) => Some(t.partial_line()),
+            Inner::Http(_) => None,
+        }
+    }
+
     /// The options it was opened with.
     pub fn options(&self) -> &Options {
         &self.options
@@ -193,12 +203,22 @@ impl Transport {
         &self.diagnostics
     }
 
-    /// Ends the transport: closes a stdio child's stdin, waits briefly, then kills it (at once
-    /// when it is not even reading its stdin). Dropping the transport kills the child too, just
-    /// less politely. A no-op on HTTP.
+    /// Ends the transport: closes a stdio child's stdin, waits briefly for it to exit, then
+    /// sends SIGTERM to its whole process group, waits briefly again, then SIGKILL (at once
+    /// SIGTERM when it is not even reading its stdin). Returns when the server and whatever
+    /// it started are gone. Dropping the transport kills the group too, without the grace. A
+    /// no-op on HTTP.
     pub async fn close(&self) {
         if let Inner::Stdio(t) = &self.inner {
             t.close().await;
+        }
+    }
+
+    /// Kills a stdio server's whole process group now (SIGKILL, no grace), for a run that is
+    /// being interrupted; the transport is unusable afterwards. A no-op on HTTP.
+    pub fn kill(&self) {
+        if let Inner::Stdio(t) = &self.inner {
+            t.kill();
         }
     }
 }

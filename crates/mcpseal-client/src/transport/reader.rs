@@ -3,10 +3,12 @@
 //! stdout is framed by [`LineFramer`] (bounded: a 100 MB line without a newline costs the limit,
 //! not 100 MB) and each line is judged once: a JSON-RPC message goes to the inbox; a line that
 //! is not JSON, or JSON that is no JSON-RPC message, becomes a diagnostic (servers print banners
-//! and logs to stdout); an oversize or non-UTF-8 line is a fault the inbox reports. The reader
+//! and logs to stdout); an oversize, non-UTF-8 or too deeply nested line is a fault the inbox
+//! reports. The reader
 //! never waits for anything but the inbox, so it can never be blocked behind a write to stdin.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcpseal_protocol::framing::{Frame, LineFramer};
 use mcpseal_protocol::jsonrpc::MessageKind;
@@ -26,12 +28,15 @@ const CHUNK: usize = 64 * 1024;
 const MAX_STDERR_LINE: usize = 64 * 1024;
 
 /// Reads stdout until EOF, then reports [`Inbound::Closed`] (with the exit status) and ends.
+/// `partial` always holds the bytes of the unfinished line (what the server has begun to
+/// write and not ended).
 pub(crate) async fn read_stdout<R: AsyncRead + Unpin>(
     mut stdout: R,
     max: usize,
     inbox: mpsc::Sender<Inbound>,
     diagnostics: SharedDiagnostics,
     process: Arc<ServerProcess>,
+    partial: Arc<AtomicUsize>,
 ) {
     let mut framer = LineFramer::new(max);
     let mut buf = vec![0u8; CHUNK];
@@ -54,11 +59,13 @@ pub(crate) async fn read_stdout<R: AsyncRead + Unpin>(
             break msg;
         }
         framer.feed(&buf[..n], &mut frames);
+        partial.store(framer.pending(), Ordering::Release);
         for frame in frames.drain(..) {
             let item = match frame {
                 Frame::Oversize => {
-                    let msg =
-                        format!("the server wrote a message larger than the {max}-byte limit");
+                    let msg = format!(
+                        "the server wrote a message larger than the {max}-byte limit; nothing after it can be read"
+                    );
                     lock(&diagnostics).push(format!("[stdout] {msg}"));
                     Some(Inbound::Fault(TransportError::new(Kind::Oversize, msg)))
                 }
@@ -89,6 +96,11 @@ fn judge_line(bytes: Vec<u8>, diagnostics: &SharedDiagnostics) -> Option<Inbound
     }
     let value = match serde_json::from_str::<Value>(&text) {
         Ok(v @ Value::Object(_)) => v,
+        Err(e) if mcpseal_protocol::jsonrpc::is_recursion_limit(&e) => {
+            let msg = "the server wrote a message nesting JSON deeper than serde_json's limit of 128 levels".to_owned();
+            lock(diagnostics).push(format!("[stdout] {msg}"));
+            return Some(Inbound::Fault(TransportError::new(Kind::Protocol, msg)));
+        }
         _ => {
             lock(diagnostics).push(format!("[non-JSON stdout] {}", Diagnostics::cut(&text)));
             return None;
@@ -160,6 +172,18 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(diags[0].contains("not valid UTF-8"));
+    }
+
+    #[test]
+    fn json_nested_too_deep_is_a_fault_not_a_banner() {
+        let mut line = "[".repeat(100_000).into_bytes();
+        line.extend(std::iter::repeat_n(b']', 100_000));
+        let (item, diags) = judge(&line);
+        match item {
+            Some(Inbound::Fault(e)) => assert_eq!(e.kind, Kind::Protocol),
+            other => panic!("{other:?}"),
+        }
+        assert!(diags[0].contains("deeper than"), "{diags:?}");
     }
 
     #[test]

@@ -197,14 +197,20 @@ impl ReplyStream {
             }
             for item in self.parser.feed(&chunk) {
                 self.ready.push_back(match item {
-                    SseItem::Event(event) => Ok(
+                    SseItem::Event(event) => {
                         match serde_json::from_str::<serde_json::Value>(&event.data) {
-                            Ok(value) => {
-                                StreamItem::Message(Message::from_parts(event.data, value))
+                            Ok(value) => Ok(StreamItem::Message(Message::from_parts(
+                                event.data, value,
+                            ))),
+                            Err(e) if mcpseal_protocol::jsonrpc::is_recursion_limit(&e) => {
+                                Err(TransportError::new(
+                                    Kind::Protocol,
+                                    "an event nests JSON deeper than serde_json's limit of 128 levels",
+                                ))
                             }
-                            Err(_) => StreamItem::Unparsed(event.data),
-                        },
-                    ),
+                            Err(_) => Ok(StreamItem::Unparsed(event.data)),
+                        }
+                    }
                     SseItem::Oversize => Err(TransportError::new(
                         Kind::Oversize,
                         format!("an event exceeded the {}-byte limit", self.max_event),

@@ -1,13 +1,16 @@
 //! Newline-delimited JSON-RPC over a child process.
 //!
-//! The child is spawned directly (no shell). Three tasks serve it: the stdout reader (framing
-//! and judging lines, filling the inbox), the stderr reader (diagnostics) and the stdin writer
-//! (whole lines, in order, each send bounded by its timeout). When the child exits, the inbox
-//! reports it at once, so a crash costs milliseconds, not a timeout. Dropping the transport
-//! kills the child.
+//! The child is spawned directly (no shell), as the leader of its own process group. Three
+//! tasks serve it: the stdout reader (framing and judging lines, filling the inbox), the stderr
+//! reader (diagnostics) and the stdin writer (whole lines, in order, each send bounded by its
+//! timeout); a fourth waits for it to exit ([`ServerProcess`]). When the child exits, the inbox
+//! reports it at once, so a crash costs milliseconds, not a timeout. Closing ends the whole
+//! group politely (end of input, then SIGTERM, then SIGKILL); dropping the transport kills the
+//! group at once.
 
 use std::process::Stdio;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::process::Command;
@@ -22,12 +25,15 @@ use crate::transport::reader::{read_stderr, read_stdout};
 use crate::transport::reply::{Reply, ReplyBody};
 use crate::transport::writer::StdinWriter;
 
-/// How long a polite close waits for the server to exit at end of input.
-const CLOSE_GRACE: Duration = Duration::from_millis(1500);
+/// How long a polite close waits for the server to exit at end of input before SIGTERM.
+const EOF_GRACE: Duration = Duration::from_millis(500);
+/// How long it then waits after SIGTERM before SIGKILL.
+const TERM_GRACE: Duration = Duration::from_millis(300);
 
 /// A running stdio server.
 pub(crate) struct StdioTransport {
     process: Arc<ServerProcess>,
+    partial: Arc<AtomicUsize>,
     writer: StdinWriter,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -38,8 +44,9 @@ impl Drop for StdioTransport {
             t.abort();
         }
         self.writer.abort();
-        // `kill_on_drop` reaps the child once the last handle is gone; start now.
-        self.process.start_kill();
+        // The reader tasks held the other handles on the process; this is the last one now,
+        // and dropping it kills the group.
+        self.process.kill_group();
     }
 }
 
@@ -55,6 +62,10 @@ impl StdioTransport {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            // Its own process group (0: the child's pid), so that everything it starts can be
+            // ended with it, and a Ctrl-C at mcpseal's terminal reaches mcpseal, which then
+            // stops the server, instead of both at once.
+            .process_group(0)
             .kill_on_drop(true);
         if let Some(dir) = &options.cwd {
             cmd.current_dir(dir);
@@ -66,8 +77,9 @@ impl StdioTransport {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
-        let process = Arc::new(ServerProcess::new(child, diagnostics.clone()));
+        let process = Arc::new(ServerProcess::start(child, diagnostics.clone()));
         let (tx, inbox) = Inbox::channel();
+        let partial = Arc::new(AtomicUsize::new(0));
         let mut tasks = Vec::new();
         if let Some(stdout) = stdout {
             tasks.push(tokio::spawn(read_stdout(
@@ -76,6 +88,7 @@ impl StdioTransport {
                 tx,
                 diagnostics.clone(),
                 process.clone(),
+                partial.clone(),
             )));
         }
         if let Some(stderr) = stderr {
@@ -83,6 +96,7 @@ impl StdioTransport {
         }
         let transport = StdioTransport {
             process,
+            partial,
             writer: StdinWriter::spawn(stdin),
             tasks,
         };
@@ -91,6 +105,11 @@ impl StdioTransport {
 
     pub(crate) fn pid(&self) -> Option<u32> {
         self.process.pid()
+    }
+
+    /// Bytes of a line the server has begun on stdout and not ended.
+    pub(crate) fn partial_line(&self) -> usize {
+        self.partial.load(Ordering::Acquire)
     }
 
     /// Writes `message` as one line within `timeout`. A closed stdin is explained with the
@@ -115,16 +134,23 @@ impl StdioTransport {
         }
     }
 
-    /// Closes stdin (a polite server exits at end of input), waits briefly, then kills. A
-    /// server still refusing a line we write cannot see the end of input: it is killed at once.
+    /// Closes stdin (a polite server exits at end of input), waits briefly, then SIGTERM to the
+    /// group, briefly again, then SIGKILL. A server still refusing a line we write cannot see
+    /// the end of input: it gets SIGTERM at once.
     pub(crate) async fn close(&self) {
         let stuck = self.writer.is_stuck();
         self.writer.close();
         if stuck {
             self.writer.abort();
-            self.process.stop(Duration::ZERO).await;
+            self.process.stop(None, TERM_GRACE).await;
         } else {
-            self.process.stop(CLOSE_GRACE).await;
+            self.process.stop(Some(EOF_GRACE), TERM_GRACE).await;
         }
+    }
+
+    /// Kills the server's whole process group now, without a grace (an interrupted run).
+    pub(crate) fn kill(&self) {
+        self.writer.abort();
+        self.process.kill_group();
     }
 }

@@ -17,7 +17,7 @@ impl Surface {
         let mut top = Map::new();
         let list_value = |k: ListKind| match self.list(k) {
             ListState::Served(items) => Value::Array(items.iter().map(Item::value).collect()),
-            ListState::NotServed(_) => Value::Null,
+            ListState::NotServed(_) | ListState::Failed(_) => Value::Null,
         };
         match form {
             Form::McpSeal1 => {
@@ -114,7 +114,7 @@ impl Surface {
         sink.put(k.key().as_bytes());
         sink.put(b"\":");
         match self.list(k) {
-            ListState::NotServed(_) => sink.put(b"null"),
+            ListState::NotServed(_) | ListState::Failed(_) => sink.put(b"null"),
             ListState::Served(items) => {
                 sink.put(b"[");
                 for (i, item) in items.iter().enumerate() {

@@ -45,11 +45,11 @@ pub use error::SurfaceError;
 pub use fingerprint::{Fingerprint, Items};
 pub use form::{Form, UnknownForm};
 pub use item::{Item, ItemHash};
-pub use list::{ListKind, ListState, NotServed, NotServedKind};
+pub use list::{Failed, FailedKind, ListKind, ListState, NotServed, NotServedKind};
 pub use server::SERVER_INFO_META_KEY;
 
 use error::json_error;
-use pages::build_list;
+use pages::{Context, build_list};
 use server::{ServerPart, server_part};
 
 /// A normalised MCP server surface (see the module docs for its invariants).
@@ -112,19 +112,21 @@ impl Surface {
 
     fn build(capture: &RawCapture, strict: bool) -> Result<Surface, SurfaceError> {
         let server = server_part(capture)?;
+        let cx = Context::new(capture.era, capture.server_result().as_ref());
         let l = &capture.lists;
         Ok(Surface {
             era: capture.era,
             server,
             lists: [
-                build_list(ListKind::Tools, l.tools.as_ref(), strict)?,
-                build_list(ListKind::Resources, l.resources.as_ref(), strict)?,
+                build_list(ListKind::Tools, l.tools.as_ref(), cx, strict)?,
+                build_list(ListKind::Resources, l.resources.as_ref(), cx, strict)?,
                 build_list(
                     ListKind::ResourceTemplates,
                     l.resource_templates.as_ref(),
+                    cx,
                     strict,
                 )?,
-                build_list(ListKind::Prompts, l.prompts.as_ref(), strict)?,
+                build_list(ListKind::Prompts, l.prompts.as_ref(), cx, strict)?,
             ],
         })
     }
@@ -149,21 +151,50 @@ impl Surface {
         self.list(kind).items().map(<[Item]>::len)
     }
 
-    /// The lists that are not served, with their reasons, in [`ListKind::ALL`] order.
+    /// The lists the server said it does not serve, with how it said so, in [`ListKind::ALL`]
+    /// order.
     pub fn not_served(&self) -> Vec<(ListKind, &NotServed)> {
         ListKind::ALL
             .iter()
             .filter_map(|&k| match self.list(k) {
                 ListState::NotServed(r) => Some((k, r)),
-                ListState::Served(_) => None,
+                _ => None,
             })
             .collect()
     }
 
-    /// True when some list is not served for an untrustworthy reason (`pageCap`,
-    /// `cursorLoop`): the snapshot command refuses such a surface (exit 2).
+    /// The lists mcpseal did not get, with why, in [`ListKind::ALL`] order.
+    pub fn failed(&self) -> Vec<(ListKind, &Failed)> {
+        ListKind::ALL
+            .iter()
+            .filter_map(|&k| match self.list(k) {
+                ListState::Failed(f) => Some((k, f)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// True when some list failed: the surface's bytes are defined (the list is `null`), but
+    /// they are not what the server serves, so nothing records such a surface.
     pub fn has_untrustworthy_gap(&self) -> bool {
-        self.not_served().iter().any(|(_, r)| r.is_untrustworthy())
+        self.lists.iter().any(|l| matches!(l, ListState::Failed(_)))
+    }
+
+    /// The lists the server advertises a capability for and yet answered with "method not
+    /// found": not served, but the server contradicts itself (worth a warning).
+    pub fn contradictions(&self) -> Vec<ListKind> {
+        self.not_served()
+            .into_iter()
+            // Templates share the `resources` capability, and a server with resources but no
+            // templates answering `resources/templates/list` with -32601 is common and honest:
+            // no contradiction.
+            .filter(|(k, n)| {
+                n.advertised
+                    && n.kind != NotServedKind::NotAdvertised
+                    && *k != ListKind::ResourceTemplates
+            })
+            .map(|(k, _)| k)
+            .collect()
     }
 }
 

@@ -1,6 +1,8 @@
 //! List normalisation: the pages of one list → its items, each canonicalised and hashed, sorted
 //! by identity (UTF-16 code units), with missing and duplicate identities refused when strict.
-//! A malformed page makes the list `null` (explained), never a guess at what it held.
+//! First the capture's record decides the list's state: *not served* only when the server
+//! answered that the method does not exist, *failed* for everything else that ended it; and a
+//! malformed page fails the list too, never a guess at what it held.
 
 use std::cmp::Ordering;
 
@@ -10,14 +12,51 @@ use serde_json::value::RawValue;
 
 use super::compat::js_string;
 use super::error::json_error;
-use super::{Item, ListKind, ListState, NotServed, NotServedKind, SurfaceError};
+use super::{
+    Failed, FailedKind, Item, ListKind, ListState, NotServed, NotServedKind, SurfaceError,
+};
 use crate::jcs::{utf16_cmp, write_jcs};
-use mcpseal_protocol::{FailureKind, ListCapture, ListFailure};
+use mcpseal_protocol::{Era, FailureCause, FailureKind, ListCapture, ListFailure};
 
-fn not_served(kind: NotServedKind, message: impl Into<String>) -> ListState {
-    ListState::NotServed(NotServed {
+/// What the capture says about the server, as far as judging a list needs it: the era, and
+/// which lists' capabilities the server advertises.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Context {
+    era: Era,
+    advertised: [bool; 4],
+}
+
+impl Context {
+    /// The context of a capture in `era` whose server result is `server` (`None` when the
+    /// server did not describe itself, or its result is not JSON this reads).
+    pub(super) fn new(era: Era, server: Option<&Value>) -> Context {
+        let caps = server
+            .and_then(|s| s.get("capabilities"))
+            .and_then(Value::as_object);
+        // Advertised: the capability is present and not `null`.
+        let advertised = ListKind::ALL.map(|k| {
+            caps.and_then(|c| c.get(k.capability()))
+                .is_some_and(|v| !v.is_null())
+        });
+        Context { era, advertised }
+    }
+
+    /// The context of a server result given as JSON text.
+    pub(super) fn of_text(era: Era, server: Option<&str>) -> Context {
+        let value = server.and_then(|t| serde_json::from_str::<Value>(t).ok());
+        Context::new(era, value.as_ref())
+    }
+
+    fn advertises(&self, kind: ListKind) -> bool {
+        self.advertised[kind.index()]
+    }
+}
+
+fn failure_state(kind: FailedKind, message: impl Into<String>) -> ListState {
+    ListState::Failed(Failed {
         kind,
         message: message.into(),
+        record: None,
     })
 }
 
@@ -26,13 +65,14 @@ fn not_served(kind: NotServedKind, message: impl Into<String>) -> ListState {
 pub(super) fn build_list(
     kind: ListKind,
     capture: Option<&ListCapture>,
+    cx: Context,
     strict: bool,
 ) -> Result<ListState, SurfaceError> {
     let Some(capture) = capture else {
         return Ok(not_captured());
     };
     if let Some(f) = &capture.failure {
-        return Ok(failed(f));
+        return Ok(failed(kind, f, cx));
     }
     if capture.pages.is_empty() {
         return Ok(no_page());
@@ -99,39 +139,56 @@ pub(super) fn build_list(
 
 // The verdicts below are shared with the fast path (`scan`), so both say exactly the same.
 
-/// A list with a failure: `null`, for the failure's reason.
-pub(super) fn failed(f: &ListFailure) -> ListState {
-    let k = match f.kind {
-        FailureKind::Error => NotServedKind::Error,
-        FailureKind::Transport => NotServedKind::Transport,
-        FailureKind::PageCap => NotServedKind::PageCap,
-        FailureKind::CursorLoop => NotServedKind::CursorLoop,
+/// A list with a recorded failure: not served only for the server's answers that the method
+/// does not exist (SPEC.md §4), failed otherwise. Either way `null` in the bytes.
+pub(super) fn failed(kind: ListKind, f: &ListFailure, cx: Context) -> ListState {
+    let advertised = cx.advertises(kind);
+    let not_served = |k: NotServedKind| {
+        ListState::NotServed(NotServed {
+            kind: k,
+            message: f.message.clone(),
+            advertised,
+        })
     };
-    not_served(k, f.message.clone())
+    match (f.cause, f.kind) {
+        (Some(FailureCause::MethodNotFound), _) => not_served(NotServedKind::MethodNotFound),
+        // 2025-11-25 servers answered an un-advertised list with whatever error they chose.
+        (Some(FailureCause::ErrorAnswer), _) if cx.era == Era::Legacy && !advertised => {
+            not_served(NotServedKind::NotAdvertised)
+        }
+        // Written before causes were recorded: that build read every error as not served
+        // (the bytes it hashed say `null`); the code is not known.
+        (None, FailureKind::Error) => not_served(NotServedKind::Error),
+        _ => ListState::Failed(Failed {
+            kind: FailedKind::Recorded,
+            message: f.message.clone(),
+            record: Some(f.clone()),
+        }),
+    }
 }
 
 /// A list absent from the capture.
 pub(super) fn not_captured() -> ListState {
-    not_served(NotServedKind::NotCaptured, "not captured")
+    failure_state(FailedKind::NotCaptured, "not captured")
 }
 
 /// A list without a failure and without pages.
 pub(super) fn no_page() -> ListState {
-    not_served(NotServedKind::Malformed, "no page captured")
+    failure_state(FailedKind::Malformed, "no page captured")
 }
 
 /// Page `p` (zero-based) is not an object.
 pub(super) fn not_an_object(p: usize) -> ListState {
-    not_served(
-        NotServedKind::Malformed,
+    failure_state(
+        FailedKind::Malformed,
         format!("page {}: result is not an object", p + 1),
     )
 }
 
 /// Page `p` (zero-based) has no array under the list key.
 pub(super) fn no_array(p: usize, key: &str) -> ListState {
-    not_served(
-        NotServedKind::Malformed,
+    failure_state(
+        FailedKind::Malformed,
         format!("page {}: no array under `{key}`", p + 1),
     )
 }

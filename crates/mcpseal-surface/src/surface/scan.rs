@@ -17,11 +17,11 @@
 //! inside a page or an item wins, and a list's verdict follows the reference's order: a failure,
 //! then no page, then the first malformed page, then the items.
 
-use mcpseal_protocol::{Era, FailureKind, ListFailure, ListKind, RawCapture};
+use mcpseal_protocol::{Era, ListFailure, ListKind, RawCapture};
 use serde_json::value::RawValue;
 
 use super::pages::{
-    failed, first_duplicate, no_array, no_page, not_an_object, not_captured, sort_items,
+    Context, failed, first_duplicate, no_array, no_page, not_an_object, not_captured, sort_items,
 };
 use super::server::{server_part, server_part_of};
 use super::{Item, ListState, Surface};
@@ -35,7 +35,7 @@ pub(super) fn from_slice(bytes: &[u8]) -> Result<Surface, Bail> {
     let mut era = None;
     let mut server: Option<Option<(usize, usize)>> = None;
     let (mut schema, mut failure_text, mut lists_seen) = (false, false, false);
-    let mut lists: [Option<ListState>; 4] = Default::default();
+    let mut lists: [Option<Verdict>; 4] = Default::default();
     if r.peek() != Some(b'{') {
         return Err(Bail);
     }
@@ -99,7 +99,7 @@ pub(super) fn from_slice(bytes: &[u8]) -> Result<Surface, Bail> {
                 *slot = Some(match r.peek() {
                     Some(b'n') => {
                         r.value(&mut Validate)?;
-                        not_captured()
+                        Verdict::Done(not_captured())
                     }
                     Some(b'{') => list_capture(r, kind, &mut tape)?,
                     _ => return Err(Bail),
@@ -117,11 +117,36 @@ pub(super) fn from_slice(bytes: &[u8]) -> Result<Surface, Bail> {
         Some((a, b)) => Some(std::str::from_utf8(&bytes[a..b]).map_err(|_| Bail)?),
         None => None,
     };
+    // A failure is judged with what the server said of itself, which the document may hold
+    // after its lists.
+    let cx = Context::of_text(era, server_text);
     Ok(Surface {
         era,
         server: server_part_of(era, server_text).map_err(|_| Bail)?,
-        lists: lists.map(|l| l.unwrap_or_else(not_captured)),
+        lists: resolve(lists, cx),
     })
+}
+
+/// A list's verdict, or its failure still to be judged against the server's capabilities.
+enum Verdict {
+    Done(ListState),
+    Failure(ListFailure),
+}
+
+/// The four lists' states, in [`ListKind::ALL`] order.
+fn resolve(lists: [Option<Verdict>; 4], cx: Context) -> [ListState; 4] {
+    let one = |kind: ListKind, v: Option<Verdict>| match v {
+        None => not_captured(),
+        Some(Verdict::Done(state)) => state,
+        Some(Verdict::Failure(f)) => failed(kind, &f, cx),
+    };
+    let [tools, resources, templates, prompts] = lists;
+    [
+        one(ListKind::Tools, tools),
+        one(ListKind::Resources, resources),
+        one(ListKind::ResourceTemplates, templates),
+        one(ListKind::Prompts, prompts),
+    ]
 }
 
 /// [`Surface::from_capture`], fast: every page and the server result read once.
@@ -130,10 +155,10 @@ pub(super) fn from_capture(capture: &RawCapture) -> Result<Surface, Bail> {
         standalone(server, |r| r.value(&mut Validate))?;
     }
     let mut tape = Tape::default();
-    let mut lists: [Option<ListState>; 4] = Default::default();
+    let mut lists: [Option<Verdict>; 4] = Default::default();
     for kind in ListKind::ALL {
         let state = match capture.lists.get(kind) {
-            None => not_captured(),
+            None => Verdict::Done(not_captured()),
             Some(list) => {
                 // A failed list's pages are only validated.
                 let mut build = ListBuild::new(kind, list.failure.is_some());
@@ -145,10 +170,11 @@ pub(super) fn from_capture(capture: &RawCapture) -> Result<Surface, Bail> {
         };
         lists[kind.index()] = Some(state);
     }
+    let cx = Context::new(capture.era, capture.server_result().as_ref());
     Ok(Surface {
         era: capture.era,
         server: server_part(capture).map_err(|_| Bail)?,
-        lists: lists.map(|l| l.unwrap_or_else(not_captured)),
+        lists: resolve(lists, cx),
     })
 }
 
@@ -235,7 +261,7 @@ fn string(r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<(), Bail> {
 }
 
 /// One list capture object (`{"pages": [...], "failure": ...}`).
-fn list_capture(r: &mut Reader<'_>, kind: ListKind, tape: &mut Tape) -> Result<ListState, Bail> {
+fn list_capture(r: &mut Reader<'_>, kind: ListKind, tape: &mut Tape) -> Result<Verdict, Bail> {
     let mut build = ListBuild::new(kind, false);
     let mut pages = false;
     let mut failure: Option<Option<ListFailure>> = None;
@@ -259,46 +285,20 @@ fn list_capture(r: &mut Reader<'_>, kind: ListKind, tape: &mut Tape) -> Result<L
     build.finish(failure.flatten())
 }
 
-/// `null` or `{"kind": "...", "message": "..."}`.
+/// `null` or `{"kind": "...", "message": "...", "cause": ...}`: validated here, then read by
+/// serde (a small object, with optional fields added over time; serde refuses what the
+/// reference refuses, such as a duplicate field or an unknown kind, and then we decline).
 fn list_failure(r: &mut Reader<'_>) -> Result<Option<ListFailure>, Bail> {
     match r.peek() {
         Some(b'n') => return r.value(&mut Validate).map(|()| None),
         Some(b'{') => {}
         _ => return Err(Bail),
     }
-    let mut kind = None;
-    let mut message: Option<String> = None;
-    object(r, |r, key| match key {
-        b"kind" => {
-            if kind.is_some() {
-                return Err(Bail);
-            }
-            let mut text = Vec::new();
-            string(r, &mut text)?;
-            kind = Some(match text.as_slice() {
-                b"error" => FailureKind::Error,
-                b"transport" => FailureKind::Transport,
-                b"pageCap" => FailureKind::PageCap,
-                b"cursorLoop" => FailureKind::CursorLoop,
-                _ => return Err(Bail),
-            });
-            Ok(())
-        }
-        b"message" => {
-            if message.is_some() {
-                return Err(Bail);
-            }
-            let mut text = Vec::new();
-            string(r, &mut text)?;
-            message = Some(String::from_utf8(text).map_err(|_| Bail)?);
-            Ok(())
-        }
-        _ => r.value(&mut Validate),
-    })?;
-    Ok(Some(ListFailure {
-        kind: kind.ok_or(Bail)?,
-        message: message.unwrap_or_default(),
-    }))
+    let start = start(r);
+    r.value(&mut Validate)?;
+    serde_json::from_slice::<ListFailure>(&r.src()[start..r.pos()])
+        .map(Some)
+        .map_err(|_| Bail)
 }
 
 /// One list being read page by page, with the reference's verdicts kept in its order.
@@ -383,15 +383,15 @@ impl ListBuild {
         Ok(())
     }
 
-    fn finish(self, failure: Option<ListFailure>) -> Result<ListState, Bail> {
+    fn finish(self, failure: Option<ListFailure>) -> Result<Verdict, Bail> {
         if let Some(f) = failure {
-            return Ok(failed(&f));
+            return Ok(Verdict::Failure(f));
         }
         if self.pages == 0 {
-            return Ok(no_page());
+            return Ok(Verdict::Done(no_page()));
         }
         if let Some(m) = self.malformed {
-            return Ok(m);
+            return Ok(Verdict::Done(m));
         }
         if self.refused {
             return Err(Bail);
@@ -401,7 +401,7 @@ impl ListBuild {
         if first_duplicate(&items).is_some() {
             return Err(Bail);
         }
-        Ok(ListState::Served(items))
+        Ok(Verdict::Done(ListState::Served(items)))
     }
 }
 

@@ -674,7 +674,7 @@ async fn remote_served(
                 &conn,
                 &CaptureOptions {
                     page_cap: 1,
-                    mcp_surface_compat: false,
+                    ..CaptureOptions::default()
                 },
             )
             .await;

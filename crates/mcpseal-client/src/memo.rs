@@ -1,0 +1,206 @@
+//! One timeout per dead method: what timed out in this run is not asked again.
+//!
+//! A server whose `tools/list` never answers costs one `--timeout` when it is first asked. A
+//! run asks many times — the probe lists in its prelude, in rules and on fresh processes; `lock`
+//! captures twice on two connections — and without a memory each ask would wait out the same
+//! timeout again (the probe waited nine timeouts over HTTP). A [`TimeoutMemo`] remembers, for
+//! the run, which requests got no answer within their timeout; a later request to the same
+//! server for the same thing (the method, and for `tools/call`, `prompts/get` and
+//! `resources/read` the name it acts on) with no longer a timeout fails at once, with the
+//! original reason, as a timeout (no evidence, exactly like the first).
+//!
+//! Where it lives: in [`Options`](crate::Options), behind an `Arc`, so every connection opened
+//! with a clone of the same options — the fresh processes of the probe, the second capture of
+//! `lock` — shares it, and a run is simply "everything opened from one set of options". It is
+//! never a global: two runs in one process (a library user, the tests) do not see each other's
+//! timeouts, and a new [`Options`](crate::Options) (or [`TimeoutMemo::default`]) starts afresh.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcpseal_protocol::{Request, Wait};
+
+use crate::error::{TransportError, TransportErrorKind};
+use crate::support::lock;
+use crate::target::Target;
+
+/// What timed out in a run, shared by every clone (see the module docs).
+#[derive(Clone, Default)]
+pub struct TimeoutMemo {
+    dead: Arc<Mutex<HashMap<Key, Dead>>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    target: Target,
+    method: String,
+    name: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+struct Dead {
+    /// The timeout it was given.
+    timeout: Duration,
+    /// Why it failed, as it was first reported.
+    error: TransportError,
+}
+
+impl std::fmt::Debug for TimeoutMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TimeoutMemo")
+            .field("dead", &self.dead_methods())
+            .finish()
+    }
+}
+
+impl TimeoutMemo {
+    fn key(target: &Target, request: &Request) -> Key {
+        Key {
+            target: target.clone(),
+            method: request.method.clone(),
+            name: request.routing_name().map(str::to_owned),
+        }
+    }
+
+    /// Whether a timeout of `request` says the method is dead: requests that wait for their
+    /// response do; notifications do not (nothing is awaited), nor does a listen, whose
+    /// timeout ends a window of reading a stream that is meant to stay open.
+    fn applies(request: &Request) -> bool {
+        !request.notification && request.wait == Wait::Response
+    }
+
+    /// The error a request gets without being sent: `Some` when the same request to the same
+    /// server timed out earlier in this run with a timeout at least as long as `timeout`.
+    /// Notifications and listens are always sent.
+    pub(crate) fn recall(
+        &self,
+        target: &Target,
+        request: &Request,
+        timeout: Duration,
+    ) -> Option<TransportError> {
+        if !Self::applies(request) {
+            return None;
+        }
+        let dead = lock(&self.dead);
+        let d = dead.get(&Self::key(target, request))?;
+        (timeout <= d.timeout).then(|| {
+            TransportError::new(
+                TransportErrorKind::Timeout,
+                format!("{} (earlier in this run; not asked again)", d.error.message),
+            )
+        })
+    }
+
+    /// Remembers `error` when it is a timeout of a request (not a notification).
+    pub(crate) fn remember(
+        &self,
+        target: &Target,
+        request: &Request,
+        timeout: Duration,
+        error: &TransportError,
+    ) {
+        if !Self::applies(request) || error.kind != TransportErrorKind::Timeout {
+            return;
+        }
+        let mut dead = lock(&self.dead);
+        let entry = dead.entry(Self::key(target, request)).or_insert(Dead {
+            timeout,
+            error: error.clone(),
+        });
+        if timeout > entry.timeout {
+            entry.timeout = timeout;
+            entry.error = error.clone();
+        }
+    }
+
+    /// The methods that timed out in this run (with the name they acted on, as
+    /// `tools/call echo`), sorted: for reports that say which part of a run is missing.
+    pub fn dead_methods(&self) -> Vec<String> {
+        let mut out: Vec<String> = lock(&self.dead)
+            .keys()
+            .map(|k| match &k.name {
+                Some(n) => format!("{} {n}", k.method),
+                None => k.method.clone(),
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_is_recalled_for_the_same_request_and_server_only() {
+        let memo = TimeoutMemo::default();
+        let a = Target::http("http://127.0.0.1:1/mcp");
+        let b = Target::http("http://127.0.0.1:2/mcp");
+        let list = Request::modern("tools/list", None);
+        let t = Duration::from_secs(2);
+        let err = TransportError::timeout("tools/list", t);
+        assert!(memo.recall(&a, &list, t).is_none());
+        memo.remember(&a, &list, t, &err);
+        let again = memo.recall(&a, &list, t).expect("recalled");
+        assert_eq!(again.kind, TransportErrorKind::Timeout);
+        assert!(
+            again
+                .message
+                .starts_with("no answer to `tools/list` within 2s")
+        );
+        assert!(
+            again.message.contains("not asked again"),
+            "{}",
+            again.message
+        );
+        // Another server, another method, a longer timeout: asked.
+        assert!(memo.recall(&b, &list, t).is_none());
+        assert!(
+            memo.recall(&a, &Request::modern("prompts/list", None), t)
+                .is_none()
+        );
+        assert!(memo.recall(&a, &list, Duration::from_secs(5)).is_none());
+        // A clone is the same run; a new memo another.
+        assert!(memo.clone().recall(&a, &list, t).is_some());
+        assert!(TimeoutMemo::default().recall(&a, &list, t).is_none());
+        assert_eq!(memo.dead_methods(), ["tools/list"]);
+    }
+
+    #[test]
+    fn calls_are_told_apart_by_name_and_other_errors_are_not_kept() {
+        let memo = TimeoutMemo::default();
+        let a = Target::stdio(["server"]);
+        let t = Duration::from_secs(1);
+        let call = |n: &str| {
+            Request::modern(
+                "tools/call",
+                Some(serde_json::json!({"name": n, "arguments": {}})),
+            )
+        };
+        memo.remember(
+            &a,
+            &call("slow"),
+            t,
+            &TransportError::timeout("tools/call", t),
+        );
+        assert!(memo.recall(&a, &call("slow"), t).is_some());
+        assert!(memo.recall(&a, &call("fast"), t).is_none());
+        let closed = TransportError::new(TransportErrorKind::Closed, "gone");
+        memo.remember(&a, &Request::modern("tools/list", None), t, &closed);
+        assert!(
+            memo.recall(&a, &Request::modern("tools/list", None), t)
+                .is_none()
+        );
+        let note = Request::modern("notifications/initialized", None).notification();
+        memo.remember(&a, &note, t, &TransportError::timeout("x", t));
+        assert!(memo.recall(&a, &note, t).is_none());
+        let listen =
+            Request::modern("subscriptions/listen", None).wait(Wait::ResponseOrAcknowledgement);
+        memo.remember(&a, &listen, t, &TransportError::timeout("x", t));
+        assert!(memo.recall(&a, &listen, t).is_none());
+        assert_eq!(memo.dead_methods(), ["tools/call slow"]);
+    }
+}
