@@ -45,7 +45,6 @@ mod public_get;
 mod redact;
 mod support;
 mod target;
-mod tokenize;
 mod transport;
 
 pub use capture::{Capture, CaptureOptions, SanityCheck, capture_surface, sanity_check};
@@ -72,4 +71,5 @@ pub use mcpseal_protocol::{
 };
 pub use redact::Redactor;
 pub use target::{Limits, Options, Target, parse_header, redact_url};
-pub use tokenize::{TokenizeError, tokenize};
+// The command-line grammar is pure, so it lives in the protocol crate (fuzzed there).
+pub use mcpseal_protocol::command::{TokenizeError, quote_words, tokenize};
