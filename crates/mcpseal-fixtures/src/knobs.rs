@@ -390,6 +390,12 @@ pub struct Knobs {
     /// `MCP-Protocol-Version` it does not know with 400 (TypeScript SDK v1 stateless HTTP)
     #[arg(long)]
     pub stateless_legacy: bool,
+
+    /// Append `PID PGID METHOD` per request received (before answering or delaying it) to
+    /// FILE: a readiness signal for tests that act while a request is in flight (signals,
+    /// concurrent runs), and the server's process group
+    #[arg(long, value_name = "FILE")]
+    pub request_log: Option<PathBuf>,
 }
 
 /// How `--missing-resource` answers `resources/read` of an unknown URI.

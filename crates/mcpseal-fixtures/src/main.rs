@@ -22,6 +22,7 @@ mod knobs;
 mod methods;
 mod modes;
 mod paging;
+mod request_log;
 mod sse;
 mod stdio;
 mod surface;
