@@ -250,7 +250,12 @@ fn one_separator<'a>(s: &'a str, separators: &[char]) -> &'a str {
 /// Splits leading digits off `s`.
 fn number(s: &str) -> (Option<u64>, &str) {
     let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    (s[..end].parse().ok(), &s[end..])
+    match s[..end].parse() {
+        Ok(n) => (Some(n), &s[end..]),
+        // Too large for u64: left unread, so the caller refuses it instead of reading an
+        // implicit 0 (`0.1b952785957859527859527785` was `0.1.0-beta.0`; found by fuzzing).
+        Err(_) => (None, s),
+    }
 }
 
 #[cfg(test)]
