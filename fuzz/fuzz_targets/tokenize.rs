@@ -1,9 +1,9 @@
-//! `tokenize` on arbitrary UTF-8; on success, quoting the words with `Target::display` and
-//! splitting again gives the same words.
+//! `tokenize` on arbitrary UTF-8; on success, writing the words back with `quote_words` (what
+//! `Target::display` shows) and splitting again gives the same words.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcpseal_client::{Target, tokenize};
+use mcpseal_protocol::command::{quote_words, tokenize};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(command) = std::str::from_utf8(data) else {
@@ -12,10 +12,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(words) = tokenize(command) else {
         return;
     };
-    let shown = Target::stdio(words.clone()).display();
-    let again = tokenize(&shown).expect("a displayed command tokenizes");
+    let shown = quote_words(&words);
+    let again = tokenize(&shown).expect("a quoted command tokenizes");
     assert_eq!(
         again, words,
-        "display then tokenize changed the words: {shown:?}"
+        "quote_words then tokenize changed the words: {shown:?}"
     );
 });

@@ -7,7 +7,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Make an MCP server's surface a promise that can be checked.
 ///
 /// Exit codes: 0 ok · 1 the check found something (findings, drift, a refusal by a rule) ·
-/// 2 usage error, unreachable server, unreadable input, or a run that could not finish.
+/// 2 usage error, unreachable server, unreadable input, or a run that could not finish ·
+/// 130/143 interrupted by SIGINT/SIGTERM (servers stopped, nothing half-written).
 #[derive(Debug, Parser)]
 #[command(
     name = "mcpseal",

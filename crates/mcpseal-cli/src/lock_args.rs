@@ -70,6 +70,11 @@ pub struct LockArgs {
     /// Canonical form of a new lock (an existing lock keeps its own).
     #[arg(long, value_enum)]
     pub form: Option<FormArg>,
+    /// Wait this long for another `mcpseal lock` writing the same lock file (one run at a time
+    /// reads, decides and writes it; `30s`, `2m`), then refuse naming it (exit 2). Default: as
+    /// long as its two captures can take, 12 × `--timeout` + 5s.
+    #[arg(long, value_name = "DURATION")]
+    pub lock_timeout: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub report: ReportArgs,

@@ -8,7 +8,9 @@ use crate::error::CliError;
 /// Writes `text` to `path` (atomically, via a temporary file in the same directory) or stdout.
 pub fn emit(text: &str, path: Option<&Path>) -> Result<(), CliError> {
     match path {
-        Some(p) => write_file(p, text.as_bytes())
+        // The one atomic writer (temporary file, fsync, rename), so an interrupted run never
+        // leaves half a file or a temporary one.
+        Some(p) => mcpseal::atomic::write_atomic(p, text.as_bytes())
             .map_err(|e| CliError::usage(format!("could not write `{}`: {e}", p.display()))),
         None => {
             let mut out = std::io::stdout().lock();
@@ -19,28 +21,6 @@ pub fn emit(text: &str, path: Option<&Path>) -> Result<(), CliError> {
             }
         }
     }
-}
-
-fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".into());
-    let tmp = dir.join(format!(".{name}.mcpseal-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// A line for people, on stderr.

@@ -46,7 +46,6 @@ mod public_get;
 mod redact;
 mod support;
 mod target;
-mod tokenize;
 mod transport;
 
 pub use capture::{
@@ -77,4 +76,5 @@ pub use mcpseal_protocol::{
 };
 pub use redact::{Redactor, looks_secret, redact_argv};
 pub use target::{Limits, Options, Target, parse_header, redact_url};
-pub use tokenize::{TokenizeError, tokenize};
+// The command-line grammar is pure, so it lives in the protocol crate (fuzzed there).
+pub use mcpseal_protocol::command::{TokenizeError, quote_words, tokenize};

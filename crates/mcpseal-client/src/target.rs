@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::memo::TimeoutMemo;
-use crate::tokenize::{TokenizeError, tokenize};
+use mcpseal_protocol::command::{TokenizeError, quote_words, tokenize};
 
 /// A server to speak to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -59,30 +59,10 @@ impl Target {
             Target::Http { url } => redact_url(url),
             Target::Stdio { program, args } => {
                 let argv: Vec<String> = std::iter::once(program).chain(args).cloned().collect();
-                crate::redact::redact_argv(&argv)
-                    .iter()
-                    .map(|a| {
-                        if needs_quotes(a) {
-                            format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\""))
-                        } else {
-                            a.clone()
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                quote_words(crate::redact::redact_argv(&argv))
             }
         }
     }
-}
-
-/// Whether [`tokenize`] would read `word`, written bare, as something else: empty, whitespace
-/// or a quote anywhere, or a backslash that escapes (`\\\\`, or a trailing one, which would
-/// escape the space that joins it to the next word).
-fn needs_quotes(word: &str) -> bool {
-    word.is_empty()
-        || word.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'')
-        || word.contains("\\\\")
-        || word.ends_with('\\')
 }
 
 /// `url` with its user-info and the values of query parameters whose names contain `key`,

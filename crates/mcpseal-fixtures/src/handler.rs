@@ -130,6 +130,9 @@ impl Handler {
             // A response or garbage: 2026 clients never send responses.
             return self.reply_err(msg, RpcError::new(INVALID_REQUEST, "Invalid Request"), inc);
         };
+        if let Some(log) = &self.knobs.request_log {
+            crate::request_log::record(log, method);
+        }
         let Some(id) = msg.get("id") else {
             self.notification(method, msg.get("params"));
             return Outcome::Accepted;

@@ -407,6 +407,12 @@ pub struct Knobs {
     /// Lists that need a credential (`--unauthorized`), in their own module.
     #[command(flatten)]
     pub refuse: crate::refuse::RefuseKnobs,
+
+    /// Append `PID PGID METHOD` per request received (before answering or delaying it) to
+    /// FILE: a readiness signal for tests that act while a request is in flight (signals,
+    /// concurrent runs), and the server's process group
+    #[arg(long, value_name = "FILE")]
+    pub request_log: Option<PathBuf>,
 }
 
 /// How `--missing-resource` answers `resources/read` of an unknown URI.

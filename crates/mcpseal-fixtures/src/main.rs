@@ -24,6 +24,7 @@ mod methods;
 mod modes;
 mod paging;
 mod refuse;
+mod request_log;
 mod rugpull;
 mod sse;
 mod stdio;

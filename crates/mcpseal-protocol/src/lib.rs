@@ -4,9 +4,10 @@
 //! ([`Era`]), the `_meta` keys and header names ([`keys`]), method names and error codes
 //! ([`method`]), how a request is dressed for its era ([`Request`]), result types and multi
 //! round-trip requests ([`mrtr`]), the list table ([`ListKind`]: method, result key, identity
-//! key), the raw-capture document ([`RawCapture`]), and the two pure framings of the transports
-//! (newline-delimited stdio lines in [`framing`], Server-Sent Events in [`sse`]) and the
-//! classification of JSON-RPC messages ([`jsonrpc`]).
+//! key), the raw-capture document ([`RawCapture`]), the two pure framings of the transports
+//! (newline-delimited stdio lines in [`framing`], Server-Sent Events in [`sse`]), the
+//! classification of JSON-RPC messages ([`jsonrpc`]) and the one-string command line of a stdio
+//! server ([`command`]).
 //!
 //! What it refuses to do: any I/O, async or clock reading. The client, the server half, the
 //! surface model and the fixtures all build on it, so it stays small and fast to compile, and the
@@ -26,6 +27,7 @@
 #![deny(missing_docs)]
 
 mod capture;
+pub mod command;
 pub mod framing;
 mod identity;
 pub mod jsonrpc;

@@ -7,12 +7,52 @@
 //! cut. On any failure the temporary file is removed and the target is untouched.
 //!
 //! A crash between the first and the third step leaves a `.NAME.mcpseal-*.tmp` file behind and
-//! the old target intact; such leftovers are never read and are safe to delete.
+//! the old target intact; such leftovers are never read and are safe to delete. Short of a
+//! crash the temporary file never outlives the write: it is removed by a guard's `Drop` on
+//! every path that does not rename it (an error, a panic).
+//!
+//! The write is synchronous on purpose: there is no `.await` between the temporary file and
+//! the rename, so an async caller cancelled by Ctrl-C (its future dropped) is cancelled before
+//! the write or after it, never in the middle. [`replaced`] lists the files this process has
+//! replaced, so an interrupted command can say that a file had been written in full before the
+//! signal.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The files replaced so far by this process (see [`replaced`]).
+static REPLACED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The files this process has replaced through [`write_atomic`], in order (each once).
+pub fn replaced() -> Vec<PathBuf> {
+    REPLACED.lock().map(|r| r.clone()).unwrap_or_default()
+}
+
+fn record_replaced(path: &Path) {
+    if let Ok(mut r) = REPLACED.lock()
+        && !r.iter().any(|p| p == path)
+    {
+        r.push(path.to_owned());
+    }
+}
+
+/// Removes the temporary file when dropped, unless it was renamed (or a simulated crash
+/// leaves it, as a real one would).
+struct TempFile {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
 
 /// Where to simulate a crash (tests only): the write stops there with an error, leaving what a
 /// crash at that point would leave.
@@ -60,25 +100,26 @@ fn write(path: &Path, bytes: &[u8], fail: Option<FailPoint>) -> io::Result<()> {
     let (dir, tmp) = temp_path(path);
     let crash = |what: &str| io::Error::other(format!("simulated crash {what}"));
     let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-    let result = (|| {
-        if fail == Some(FailPoint::MidWrite) {
-            file.write_all(&bytes[..bytes.len() / 2])?;
-            return Err(crash("mid-write"));
-        }
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        if fail == Some(FailPoint::BeforeRename) {
-            return Err(crash("before the rename"));
-        }
-        std::fs::rename(&tmp, path)?;
-        sync_dir(&dir)
-    })();
-    drop(file);
-    // A simulated crash leaves the temp file, as a real one would; a real error cleans up.
-    if result.is_err() && fail.is_none() {
-        let _ = std::fs::remove_file(&tmp);
+    let mut guard = TempFile {
+        path: tmp,
+        keep: false,
+    };
+    if fail == Some(FailPoint::MidWrite) {
+        file.write_all(&bytes[..bytes.len() / 2])?;
+        guard.keep = true;
+        return Err(crash("mid-write"));
     }
-    result
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    if fail == Some(FailPoint::BeforeRename) {
+        guard.keep = true;
+        return Err(crash("before the rename"));
+    }
+    drop(file);
+    std::fs::rename(&guard.path, path)?;
+    guard.keep = true;
+    record_replaced(path);
+    sync_dir(&dir)
 }
 
 #[cfg(unix)]
@@ -107,6 +148,24 @@ mod tests {
         }
         write_atomic(&path, b"new")?;
         assert_eq!(std::fs::read(&path)?, b"new");
+        assert!(replaced().contains(&path));
+        std::fs::remove_dir_all(&dir)
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file() -> io::Result<()> {
+        let dir = std::env::temp_dir().join(format!("mcpseal-atomic-fail-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        // The target is a directory: the rename fails after the temporary file is complete.
+        let target = dir.join("taken");
+        std::fs::create_dir_all(target.join("inside"))?;
+        assert!(write_atomic(&target, b"bytes").is_err());
+        let left: Vec<_> = std::fs::read_dir(&dir)?
+            .filter_map(Result::ok)
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left, ["taken"]);
+        assert!(!replaced().contains(&target));
         std::fs::remove_dir_all(&dir)
     }
 }

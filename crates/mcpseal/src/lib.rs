@@ -23,6 +23,7 @@ pub mod serve;
 mod snapshot;
 pub mod verify;
 pub mod version_source;
+pub mod writer_lock;
 
 pub use connect::{OpenError, open, unreachable_hint};
 pub use rpc::{RpcCall, RpcOutcome, rpc};

@@ -1,9 +1,11 @@
 //! `mcpseal lock`: capture twice, apply the lock rules, write `surface.lock.json` atomically.
 //!
 //! The file is only ever replaced through [`crate::atomic`], and only when the rules say so:
-//! a refusal, a volatile surface or any error leaves it byte-identical.
+//! a refusal, a volatile surface or any error leaves it byte-identical. One run at a time
+//! reads, decides and writes a given lock file ([`crate::writer_lock`]).
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use mcpseal_client::Connection;
 use mcpseal_surface::lock::{
@@ -65,6 +67,9 @@ pub enum WorkflowError {
     /// A new exclusion selects nothing (a typo would silently exclude nothing).
     #[error("`--exclude {0}` selects nothing in the captured surface")]
     ExclusionMatchesNothing(String),
+    /// Another run is writing the lock file (or its sidecar cannot be locked).
+    #[error("{0}")]
+    Locked(#[from] crate::writer_lock::WriterLockError),
     /// The lock file could not be written.
     #[error("cannot write `{path}`: {source}")]
     Write {
@@ -88,6 +93,7 @@ impl WorkflowError {
             }
             WorkflowError::Lock { source, .. } => source.hint(),
             WorkflowError::Capture(e) => e.hint(),
+            WorkflowError::Locked(e) => e.hint(),
             WorkflowError::Open(e) => e.hint(),
             WorkflowError::Version(e) => e.hint(),
             WorkflowError::FormMismatch { .. } => {
@@ -146,6 +152,18 @@ pub struct LockOptions {
     pub rules: RuleOptions,
     /// Where the version comes from.
     pub version: VersionRequest,
+    /// How long to wait for another run writing the same lock file
+    /// ([`crate::writer_lock`]); [`default_lock_wait`] is a good value.
+    pub lock_wait: Duration,
+}
+
+/// The default wait for another `mcpseal lock` on the same file: as long as that run's two
+/// captures can take when each request waits its whole `timeout` (twelve requests: the
+/// handshake and the four lists, twice), and five seconds more.
+pub fn default_lock_wait(timeout: Duration) -> Duration {
+    timeout
+        .saturating_mul(12)
+        .saturating_add(Duration::from_secs(5))
 }
 
 /// What `lock` did.
@@ -209,6 +227,9 @@ pub struct LockReport {
 
 /// Captures the server twice and applies the lock rules (see the module docs).
 ///
+/// The whole run holds the lock file's writer lock: it is taken before the lock file is
+/// read (waiting up to `options.lock_wait` for another run) and released after the write.
+///
 /// The first capture uses `conn`; the second a fresh connection from `reopen` (a new process
 /// for a stdio server): a stateful server refuses a second `initialize` on one session, and a
 /// surface that changes from one start of the server to the next is volatile too.
@@ -223,6 +244,8 @@ pub async fn lock<F>(
 where
     F: AsyncFnOnce() -> Result<Connection, crate::OpenError>,
 {
+    let _writer =
+        crate::writer_lock::acquire(&options.path, "mcpseal lock", options.lock_wait).await?;
     let existing = read_lock(&options.path)?;
     let form = match (options.form, &existing) {
         (Some(asked), Some(l)) if asked != l.form => {

@@ -34,6 +34,10 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         exclude: (!exclude.is_empty()).then_some(exclude),
         rules: settings::rule_options(&args.rules),
         version,
+        lock_wait: match &args.lock_timeout {
+            Some(text) => settings::parse_duration(text)?,
+            None => mcpseal::lock::default_lock_wait(options.timeout),
+        },
     };
     let conn = mcpseal::open(&target, options.clone()).await?;
     let reopen = async || mcpseal::open(&target, options.clone()).await;

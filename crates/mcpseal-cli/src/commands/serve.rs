@@ -11,6 +11,7 @@ use mcpseal::serve::{DeployCheck, ServeError, SignatureStatus, SiteOptions, Verb
 
 use crate::args::DocFormat;
 use crate::error::{CliError, Outcome};
+use crate::interrupt::Signals;
 use crate::{output, settings};
 
 /// `mcpseal serve`.
@@ -50,7 +51,7 @@ pub struct ServeArgs {
     pub format: DocFormat,
 }
 
-pub async fn run(args: ServeArgs) -> Result<Outcome, CliError> {
+pub async fn run(args: ServeArgs, signals: Signals) -> Result<Outcome, CliError> {
     if args.print_schema {
         let mut text = serde_json::to_string_pretty(&mcpseal::serve::schema())
             .map_err(|e| CliError::usage(e.to_string()))?;
@@ -74,8 +75,15 @@ pub async fn run(args: ServeArgs) -> Result<Outcome, CliError> {
     if let Some(cli) = &args.cli {
         return verb(&site, cli).await;
     }
+    // The run's signals (crate::interrupt) are the stop signal: serving ends gracefully.
     let signal = Arc::new(AtomicU8::new(0));
-    let stop = stopped(Arc::clone(&signal));
+    let stop = {
+        let signal = Arc::clone(&signal);
+        async move {
+            let caught = signals.caught().await;
+            signal.store(caught.code(), Ordering::SeqCst);
+        }
+    };
     match &args.http {
         Some(addr) => {
             mcpseal::serve::serve_http(

@@ -126,14 +126,31 @@ impl fmt::Display for Version {
 
 /// Maps a PEP 440 version to semver, or says why it cannot.
 fn pep440(text: &str) -> Result<semver::Version, String> {
-    let lower = text.to_ascii_lowercase();
-    if lower.contains('!') {
-        return Err("PEP 440 epochs (`N!`) have no semver counterpart".into());
+    let mut lower = text.to_ascii_lowercase();
+    if let Some((epoch, rest)) = lower.split_once('!') {
+        // Epoch 0 is every version's default, so `0!1.2` is `1.2` (found by the `version`
+        // fuzz target); any other epoch sorts above all versions without one.
+        if epoch.is_empty()
+            || !epoch.bytes().all(|b| b.is_ascii_digit())
+            || epoch.bytes().any(|b| b != b'0')
+        {
+            return Err("PEP 440 epochs (`N!`) have no semver counterpart".into());
+        }
+        lower = rest.to_owned();
     }
     let (public, local) = match lower.split_once('+') {
         Some((p, l)) => (p, Some(l)),
         None => (lower.as_str(), None),
     };
+    // A separator after a number leads to something in PEP 440: `1.`, `1.0-` and `1.0rc1.` are
+    // not versions (the trimming below would otherwise read them as `1`, `1.0`, `1.0rc1`; found
+    // by the `version` fuzz target). After a label it may end the text: `2.rc.` is `2rc0` and
+    // `1.0.post.` is `1.0.post0` (an implicit number, as in `packaging`'s grammar).
+    if let Some(head) = public.strip_suffix(['.', '-', '_'])
+        && !head.ends_with(|c: char| c.is_ascii_alphabetic())
+    {
+        return Err("a version cannot end with `.`, `-` or `_` after a number".into());
+    }
     // Release: digits and dots.
     let release_end = public
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -163,20 +180,21 @@ fn pep440(text: &str) -> Result<semver::Version, String> {
         if pre.is_some() {
             break;
         }
-        let trimmed = rest.trim_start_matches(['.', '-', '_']);
+        let trimmed = one_separator(rest, &['.', '-', '_']);
         if let Some(after) = names.iter().find_map(|n| trimmed.strip_prefix(n)) {
-            let (n, after) = number(after.trim_start_matches(['.', '-', '_']));
+            let (n, after) = number(one_separator(after, &['.', '-', '_']));
             pre = Some(format!("{label}.{}", n.unwrap_or(0)));
             rest = after;
         }
     }
     let before_post = rest;
-    rest = rest.trim_start_matches(['.', '_']);
+    // `.post1`, `-post1`, `_r1`, `rev1`: any one separator before the label (`8.1b1-r9` is
+    // `8.1b1.post9`; found by the `version` fuzz target), else the implicit `-N`.
     if let Some(after) = ["post", "rev", "r"]
         .iter()
-        .find_map(|n| rest.strip_prefix(n))
+        .find_map(|n| one_separator(rest, &['.', '-', '_']).strip_prefix(n))
     {
-        let (n, after) = number(after.trim_start_matches(['.', '-', '_']));
+        let (n, after) = number(one_separator(after, &['.', '-', '_']));
         post = Some(n.unwrap_or(0));
         rest = after;
     } else if let Some(after) = before_post.strip_prefix('-') {
@@ -186,7 +204,7 @@ fn pep440(text: &str) -> Result<semver::Version, String> {
             rest = after;
         }
     }
-    let rest = rest.trim_start_matches(['.', '-', '_']);
+    let rest = one_separator(rest, &['.', '-', '_']);
     if rest.starts_with("dev") {
         return Err(
             "PEP 440 development releases (`.devN`) sort before alphas, which semver cannot say; lock a release or pass `--server-version`"
@@ -220,10 +238,24 @@ fn pep440(text: &str) -> Result<semver::Version, String> {
     semver::Version::parse(&s).map_err(|e| format!("maps to `{s}`, which semver refuses: {e}"))
 }
 
+/// `s` without one leading separator: PEP 440 allows at most one between two parts (`1.-rc1`
+/// is not a version; found by the `version` fuzz target, which `trim_start_matches` accepted).
+fn one_separator<'a>(s: &'a str, separators: &[char]) -> &'a str {
+    match s.chars().next() {
+        Some(c) if separators.contains(&c) => &s[c.len_utf8()..],
+        _ => s,
+    }
+}
+
 /// Splits leading digits off `s`.
 fn number(s: &str) -> (Option<u64>, &str) {
     let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    (s[..end].parse().ok(), &s[end..])
+    match s[..end].parse() {
+        Ok(n) => (Some(n), &s[end..]),
+        // Too large for u64: left unread, so the caller refuses it instead of reading an
+        // implicit 0 (`0.1b952785957859527859527785` was `0.1.0-beta.0`; found by fuzzing).
+        Err(_) => (None, s),
+    }
 }
 
 #[cfg(test)]
@@ -261,12 +293,29 @@ mod tests {
         assert_eq!(sv("1.0-1"), "1.0.0+post.1");
         assert_eq!(sv("1.0+ubuntu-1"), "1.0.0+ubuntu.1");
         assert_eq!(sv("2.0rc1.post2"), "2.0.0-rc.1+post.2");
+        // A separator may end the text after a label (an implicit 0), as PEP 440 allows.
+        assert_eq!(sv("v2.rc."), "2.0.0-rc.0");
+        assert_eq!(sv("1.0.post."), "1.0.0+post.0");
+        assert_eq!(sv("8.1b1-r9"), "8.1.0-beta.1+post.9");
+        assert_eq!(sv("0!3"), "3.0.0");
     }
 
     #[test]
     fn refused() {
         for bad in [
-            "1.0.dev3", "1!2.0", "1.2.3.4", "", "latest", "1.x", "1..2", "1.0foo",
+            "1.0.dev3",
+            "1!2.0",
+            "1.2.3.4",
+            "",
+            "latest",
+            "1.x",
+            "1..2",
+            "1.0foo",
+            "1.",
+            "1.0-",
+            "1.0rc1.",
+            "1.0_",
+            "1.0.post1.",
         ] {
             assert!(
                 sv(bad).starts_with("ERR"),

@@ -1,4 +1,5 @@
-//! Splitting a one-string command line into argv, without a shell.
+//! The one-string command line of a stdio server: split into argv ([`tokenize`]) and written
+//! back ([`quote_words`]), without a shell.
 //!
 //! Server commands arrive as one string in config files and registry entries. Handing that
 //! string to `sh -c` would interpret every metacharacter in it, so mcpseal splits it itself with
@@ -10,6 +11,10 @@
 //! - outside quotes a backslash escapes only whitespace, a quote or another backslash, and is
 //!   literal otherwise — so Windows paths such as `C:\Program Files\node.exe` survive when quoted
 //!   and `C:\tools\server.exe` survives even unquoted.
+//!
+//! The two directions agree: `tokenize(&quote_words(words)) == words` for any non-empty list
+//! of words (the fuzz target `tokenize` checks it). Pure code, here rather than in the client,
+//! so that the fuzz workspace reaches it without tokio or an HTTP stack.
 
 use thiserror::Error;
 
@@ -98,9 +103,57 @@ pub fn tokenize(command: &str) -> Result<Vec<String>, TokenizeError> {
     Ok(words)
 }
 
+/// Writes `words` as one command line that [`tokenize`] reads back as the same words: a word
+/// is written bare unless [`needs_quotes`] says `tokenize` would read it differently, else in
+/// double quotes with `\` and `"` escaped. Ordinary Windows paths such as `C:\tools\s.exe` stay
+/// bare.
+pub fn quote_words<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> String {
+    words
+        .into_iter()
+        .map(|w| {
+            let w = w.as_ref();
+            if needs_quotes(w) {
+                format!("\"{}\"", w.replace('\\', "\\\\").replace('"', "\\\""))
+            } else {
+                w.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether [`tokenize`] would read `word`, written bare, as something else: empty, whitespace
+/// or a quote anywhere, or a backslash that escapes (`\\`, or a trailing one, which would
+/// escape the space that joins it to the next word).
+pub fn needs_quotes(word: &str) -> bool {
+    word.is_empty()
+        || word.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+        || word.contains("\\\\")
+        || word.ends_with('\\')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_words_read_back() {
+        // Found by the `tokenize` fuzz target: a bare `'` opened a quote when read back.
+        let words = [
+            "'jss\\x.ee",
+            "xa b",
+            r"a\\b",
+            r"C:\dir\",
+            r"C:\tools\s.exe",
+            "",
+        ];
+        let shown = quote_words(words);
+        assert_eq!(
+            shown,
+            r#""'jss\\x.ee" "xa b" "a\\\\b" "C:\\dir\\" C:\tools\s.exe """#
+        );
+        assert_eq!(tokenize(&shown).expect("ok"), words);
+    }
 
     fn t(s: &str) -> Vec<String> {
         tokenize(s).expect("tokenizes")
