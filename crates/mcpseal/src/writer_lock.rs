@@ -63,7 +63,8 @@ pub enum WriterLockError {
         lock: PathBuf,
         /// Who holds it, when the sidecar says.
         holder: Option<Holder>,
-        /// How long this run waited.
+        /// How long this run was allowed to wait (`--lock-timeout`): the message names the
+        /// setting the user can change, not the few milliseconds of scheduling past it.
         waited: Duration,
     },
     /// The sidecar could not be created, opened or locked.
@@ -179,7 +180,7 @@ pub async fn acquire(
             return Err(WriterLockError::Busy {
                 lock: lock.to_owned(),
                 holder: read_holder(&mut file),
-                waited,
+                waited: wait,
             });
         }
         drop(file);
