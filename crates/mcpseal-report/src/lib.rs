@@ -45,6 +45,7 @@ mod format;
 mod model;
 pub mod publish;
 mod render;
+pub mod replay;
 
 pub use format::{Format, ParseFormatError};
 pub use model::{
