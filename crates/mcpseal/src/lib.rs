@@ -17,6 +17,7 @@ pub mod guard;
 pub mod lock;
 pub mod probe;
 pub mod publish;
+pub mod replay;
 mod rpc;
 pub mod serve;
 mod snapshot;
