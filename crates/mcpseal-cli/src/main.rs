@@ -47,6 +47,7 @@ fn main() -> ExitCode {
             Command::Card(args) => commands::card::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Guard(args) => commands::guard::run(args).await,
+            Command::Replay(args) => commands::replay::run(args).await,
         }
     });
     // Children of stdio targets are killed when their connection drops; do not wait on

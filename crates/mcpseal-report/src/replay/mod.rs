@@ -106,7 +106,9 @@ pub struct ReplaySummary {
 }
 
 /// A semver bump level between two versions, or the level a change needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum BumpLevel {
     /// The same precedence (`1.1.0` and `1.1.0.post1`; build metadata ignored).

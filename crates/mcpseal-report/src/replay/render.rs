@@ -47,7 +47,9 @@ fn counts(c: &Counts) -> String {
 
 fn outcome_short(row: &VersionRow) -> String {
     match &row.outcome {
-        Outcome::Captured { sha256, counts: c, .. } => {
+        Outcome::Captured {
+            sha256, counts: c, ..
+        } => {
             format!("{} {}", &sha256[..sha256.len().min(12)], counts(c))
         }
         Outcome::InstallFailed { stage, message, .. } => {
@@ -84,10 +86,7 @@ fn changed(row: &VersionRow) -> String {
             None => by_class.push((c.class.clone(), 1)),
         }
     }
-    let mut out: Vec<String> = by_class
-        .iter()
-        .map(|(k, n)| format!("{n} {k}"))
-        .collect();
+    let mut out: Vec<String> = by_class.iter().map(|(k, n)| format!("{n} {k}")).collect();
     let required = row.required_bump.map(|b| b.as_str()).unwrap_or("none");
     let declared = row.declared_bump.map(|b| b.as_str()).unwrap_or("none");
     out.push(format!("needs {required}, declared {declared}"));
