@@ -181,8 +181,10 @@ fn options(a: &ReplayArgs) -> Result<ReplayOptions, CliError> {
     o.request_timeout = settings::parse_duration(&a.timeout)?;
     if let Some(url) = &a.url {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(CliError::usage(format!("`--url {url}` is not an http(s) URL"))
-                .hint("give the live endpoint's Streamable HTTP URL"));
+            return Err(
+                CliError::usage(format!("`--url {url}` is not an http(s) URL"))
+                    .hint("give the live endpoint's Streamable HTTP URL"),
+            );
         }
         o.live = Some((
             Target::http(url.clone()),
@@ -213,9 +215,8 @@ pub async fn run(a: ReplayArgs) -> Result<Outcome, CliError> {
         ));
     }
     if let Some(dir) = &a.out {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            CliError::usage(format!("cannot create `{}`: {e}", dir.display()))
-        })?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::usage(format!("cannot create `{}`: {e}", dir.display())))?;
         let (json, md) = out_files(dir, r);
         output::emit(&render_json(r), Some(&json))?;
         output::emit(&render_markdown(r, &run.timings), Some(&md))?;

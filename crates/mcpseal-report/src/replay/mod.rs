@@ -249,6 +249,12 @@ pub struct RowChange {
     /// The item, for people (`tool echo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub item: Option<String>,
+    /// The value there before (absent when it was absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<serde_json::Value>,
+    /// The value there after (absent when it is absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<serde_json::Value>,
     /// Why it has its class.
     pub explanation: String,
 }

@@ -66,6 +66,8 @@ pub(crate) fn changes(diff: &SurfaceDiff) -> Vec<RowChange> {
             class: c.class.as_str().to_owned(),
             path: c.path.clone(),
             item: c.item.clone(),
+            before: c.before.clone(),
+            after: c.after.clone(),
             explanation: c.explanation.clone(),
         })
         .collect()
