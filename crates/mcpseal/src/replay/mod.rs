@@ -4,8 +4,23 @@
 //! the cache with install-time code off, started over stdio under the sandbox launcher
 //! (scrubbed environment, no network, Landlock where the kernel has it) and captured with the
 //! normal fail-closed capture ([`crate::capture_trusted`]). Then each captured version is
-//! judged against the previous captured one ([`judge`]): the classified diff, the bump needed
-//! vs the bump declared, the violations, and witnesses for breaking tool changes.
+//! judged against the previous captured one: the classified diff, the bump needed vs the bump
+//! declared, the violations, and witnesses for breaking tool changes.
+//!
+//! # Violations (semver; 0.x per the lock rules)
+//!
+//! * the surface changed under the same precedence (`1.1.0` → `1.1.0.post1`): changed without
+//!   a version bump;
+//! * the surface changed while the server still reports the previous version's
+//!   `serverInfo.version`: changed under the same reported version;
+//! * a breaking change without a new compatibility line (a new major; in 0.x a new minor when
+//!   [`ReplayOptions::zero_major`], the default): a break without a new line, or, when a
+//!   whole item is gone, a removal outside a major.
+//!
+//! Additive and security changes in a patch are shown (`needs minor, declared patch`) but are
+//! not violations, as the lock rules accept them without `--strict-semver`. A witness is a
+//! `tools/call` request the old input schema accepts and the new one rejects (or whose tool
+//! is gone), both checked with the JSON Schema validator; output-schema breaks have none.
 //!
 //! Fail closed: a version that does not install, has no entry point, does not start, hangs,
 //! crashes or gives an untrustworthy surface is a row saying so (with the installer's or the
