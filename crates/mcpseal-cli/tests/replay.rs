@@ -413,3 +413,103 @@ fn a_source_that_cannot_be_listed_is_exit_2_with_a_hint() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stdout).is_empty());
 }
+
+fn git(repo: &Path, args: &[&str], date: &str) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(repo)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .env("GIT_AUTHOR_DATE", date)
+        .env("GIT_COMMITTER_DATE", date)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", repo)
+        .output()
+        .expect("git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Commits the fixture server with `tools` and a build step that copies it into `dist/`.
+fn release(repo: &Path, version: &str, tools: &[&str], date: &str) {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcpseal-fixtures/packages/server.js");
+    std::fs::copy(fixture, repo.join("server.js")).expect("server.js");
+    let tools: Vec<Value> = tools
+        .iter()
+        .map(|t| {
+            json!({"name": t, "description": "x", "inputSchema": {"type": "object"},
+                        "annotations": {"readOnlyHint": true}})
+        })
+        .collect();
+    std::fs::write(
+        repo.join("surface.json"),
+        json!({"serverInfo": {"name": "git-fixture", "version": version}, "tools": tools})
+            .to_string(),
+    )
+    .expect("surface");
+    std::fs::write(
+        repo.join("build.js"),
+        "const fs=require('fs');fs.mkdirSync('dist',{recursive:true});for(const f of ['server.js','surface.json'])fs.copyFileSync(f,'dist/'+f);\n",
+    )
+    .expect("build.js");
+    git(repo, &["add", "-A"], date);
+    git(repo, &["commit", "-q", "-m", version], date);
+    git(repo, &["tag", &format!("v{version}")], date);
+}
+
+#[test]
+fn git_tags_are_built_replayed_and_judged() {
+    let work = tempfile::tempdir().expect("work");
+    let repo = work.path().join("repo");
+    std::fs::create_dir(&repo).expect("repo");
+    git(&repo, &["init", "-q", "-b", "main"], "2024-01-01T00:00:00Z");
+    release(&repo, "1.0.0", &["a"], "2024-01-01T00:00:00Z");
+    release(&repo, "1.1.0", &["a", "b"], "2024-02-01T00:00:00Z");
+    release(&repo, "1.2.0", &["b"], "2024-03-01T00:00:00Z");
+    // A removal in a major keeps the line: not a violation.
+    release(&repo, "2.0.0", &["c"], "2024-04-01T00:00:00Z");
+    let src = format!("git:{}", repo.display());
+    let out = replay(
+        &[],
+        &[
+            &src,
+            "--tags",
+            "v*",
+            "--build",
+            "node build.js",
+            "--run",
+            "node dist/server.js",
+            "--cache",
+            work.path().join("cache").to_str().expect("utf-8"),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json_of(&out);
+    schema_check(&doc);
+    assert_eq!(
+        rows(&doc),
+        owned(&[
+            ("1.0.0", "captured", "baseline"),
+            ("1.1.0", "captured", "compatible"),
+            ("1.2.0", "captured", "violation"),
+            ("2.0.0", "captured", "compatible"),
+        ])
+    );
+    assert_eq!(kinds(&doc), pairs(&[("1.2.0", "removalOutsideMajor")]));
+    assert_eq!(doc["rows"][3]["declaredBump"], "major");
+    assert_eq!(doc["rows"][3]["requiredBump"], "major");
+    assert_eq!(doc["rows"][1]["requiredBump"], "minor");
+}
