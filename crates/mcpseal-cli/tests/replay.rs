@@ -513,3 +513,56 @@ fn git_tags_are_built_replayed_and_judged() {
     assert_eq!(doc["rows"][3]["requiredBump"], "major");
     assert_eq!(doc["rows"][1]["requiredBump"], "minor");
 }
+
+#[test]
+fn a_live_endpoint_is_matched_against_the_replayed_versions() {
+    let work = tempfile::tempdir().expect("work");
+    let repo = work.path().join("repo");
+    std::fs::create_dir(&repo).expect("repo");
+    git(&repo, &["init", "-q", "-b", "main"], "2024-01-01T00:00:00Z");
+    std::fs::write(repo.join("README"), "one").expect("readme");
+    git(&repo, &["add", "-A"], "2024-01-01T00:00:00Z");
+    git(&repo, &["commit", "-q", "-m", "1"], "2024-01-01T00:00:00Z");
+    git(&repo, &["tag", "v1.0.0"], "2024-01-01T00:00:00Z");
+    // Each tag runs the fixture server over stdio; the live endpoint is the same server over
+    // HTTP, and then one with another surface.
+    let fixture = mcpseal_fixtures::binary();
+    let run = fixture.to_str().expect("utf-8").to_owned();
+    let src = format!("git:{}", repo.display());
+    let cache = work.path().join("cache");
+    let live = mcpseal_fixtures::HttpFixture::start(&[]);
+    let args = |url: &str| {
+        replay(
+            &[],
+            &[
+                &src,
+                "--run",
+                &run,
+                "--cache",
+                cache.to_str().expect("utf-8"),
+                "--url",
+                url,
+                "--format",
+                "json",
+            ],
+        )
+    };
+    let out = args(&live.url);
+    let doc = json_of(&out);
+    assert_eq!(
+        doc["rows"][0]["outcome"]["state"], "captured",
+        "{}",
+        doc["rows"][0]
+    );
+    assert_eq!(doc["live"]["matches"], json!(["1.0.0"]), "{}", doc["live"]);
+    assert!(
+        doc["live"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("live = 1.0.0's surface")),
+        "{}",
+        doc["live"]
+    );
+    let other = mcpseal_fixtures::HttpFixture::start(&["--page-size", "1", "--tools", "3"]);
+    let doc = json_of(&args(&other.url));
+    assert_eq!(doc["live"]["matches"], json!([]), "{}", doc["live"]);
+}
