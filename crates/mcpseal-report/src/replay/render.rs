@@ -252,3 +252,74 @@ pub fn render_markdown(r: &ReplayReport, timings: &[Timing]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::{REPLAY_SCHEMA_VERSION, ReplaySummary, RuleSettings};
+
+    fn report(rows: Vec<VersionRow>, verdict: ReplayVerdict) -> ReplayReport {
+        ReplayReport {
+            schema_version: REPLAY_SCHEMA_VERSION,
+            tool_version: "0".into(),
+            generated_at: "2026-12-01T00:00:00Z".into(),
+            source: "npm:x".into(),
+            origin: "http://127.0.0.1/".into(),
+            form: "mcpseal/1".into(),
+            rules: RuleSettings {
+                zero_major: true,
+                network_isolation_requested: true,
+            },
+            verdict,
+            summary: ReplaySummary {
+                versions: rows.len(),
+                did_not_start: 1,
+                ..ReplaySummary::default()
+            },
+            rows,
+            excluded: vec![],
+            violations: vec![],
+            live: None,
+            isolation: vec![],
+            not_measured: vec!["1.0.0: not captured".into()],
+        }
+    }
+
+    #[test]
+    fn a_version_that_did_not_start_says_so_everywhere() {
+        let row = VersionRow {
+            version: "1.0.0".into(),
+            published_at: Some("2024-01-01T10:00:00Z".into()),
+            withdrawal: Withdrawal::Deprecated {
+                message: "broken".into(),
+            },
+            outcome: Outcome::DidNotStart {
+                reason: "the server could not be reached: closed".into(),
+                stderr: vec!["Error: boom | pipe".into()],
+            },
+            compared_with: None,
+            declared_bump: None,
+            required_bump: None,
+            changes: vec![],
+            verdict: RowVerdict::NotJudged,
+        };
+        let r = report(vec![row], ReplayVerdict::NothingCaptured);
+        let text = render_text(&r);
+        assert!(
+            text.starts_with("NOT REPLAYED — none of 1 versions"),
+            "{text}"
+        );
+        assert!(
+            text.contains("did not start: the server could not be reached"),
+            "{text}"
+        );
+        assert!(text.contains("stderr: Error: boom | pipe"), "{text}");
+        let md = render_markdown(&r, &[]);
+        assert!(
+            md.contains("| 1.0.0 (deprecated) | 2024-01-01 | - | - | - | - | - | did not start: the server could not be reached: closed | did not start |"),
+            "{md}"
+        );
+        assert!(!md.contains("### Timings"), "{md}");
+        assert!(md.contains("- 1.0.0: not captured"), "{md}");
+    }
+}
