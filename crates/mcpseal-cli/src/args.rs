@@ -58,6 +58,10 @@ pub enum Command {
     /// A pinning proxy between a host and a server: the host sees and calls only what the lock
     /// approves (`-- COMMAND` for stdio, `--upstream URL` with or without `--listen ADDR`).
     Guard(crate::commands::guard::GuardArgs),
+    /// Replay a package's published history: install, start (isolated) and capture each
+    /// version, judge each against the previous one (exit 0 no violation, 1 violations, 2
+    /// could not replay).
+    Replay(crate::commands::replay::ReplayArgs),
 }
 
 /// The server to speak to: a URL, or a command after `--`.

@@ -34,6 +34,7 @@ fn name(command: &Command) -> &'static str {
         Command::Call(_) => "call",
         Command::Serve(_) => "serve",
         Command::Guard(_) => "guard",
+        Command::Replay(_) => "replay",
     }
 }
 
@@ -52,6 +53,7 @@ async fn run(command: Command, signals: Signals) -> Result<Outcome, CliError> {
         Command::Call(args) => commands::call::run(args).await,
         Command::Serve(args) => commands::serve::run(args, signals).await,
         Command::Guard(args) => commands::guard::run(args).await,
+        Command::Replay(args) => commands::replay::run(args).await,
     }
 }
 

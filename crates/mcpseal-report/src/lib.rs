@@ -46,6 +46,7 @@ mod format;
 mod model;
 pub mod publish;
 mod render;
+pub mod replay;
 
 pub use format::{Format, ParseFormatError};
 pub use model::{

@@ -18,6 +18,7 @@ pub mod guard;
 pub mod lock;
 pub mod probe;
 pub mod publish;
+pub mod replay;
 mod rpc;
 pub mod serve;
 mod snapshot;

@@ -9,6 +9,7 @@ pub mod guard;
 pub mod lock;
 pub mod probe;
 pub mod registry;
+pub mod replay;
 pub mod rpc;
 pub mod sandbox;
 pub mod serve;
