@@ -5,13 +5,16 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 /// What a change means for a client written against the old surface.
 ///
 /// Ordered from the most to the least severe; serialised in lowercase (`"breaking"`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ChangeClass {
     /// Can break an existing client; needs a new compatibility line. An item or a served list
@@ -85,7 +88,9 @@ impl fmt::Display for ChangeClass {
 }
 
 /// A semver bump level, ordered `None < Patch < Minor < Major`; serialised in lowercase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Bump {
     /// No change: the version may stay.
@@ -119,7 +124,7 @@ impl fmt::Display for Bump {
 
 /// One difference between two surfaces. Serialised in camelCase; `before`/`after` are omitted
 /// when the value is absent on that side (a present JSON `null` is written as `null`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Change {
     /// The class, which decides the bump ([`ChangeClass::bump`]).
@@ -156,7 +161,7 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 }
 
 /// How many changes of each class a diff holds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
     /// [`ChangeClass::Breaking`] changes.
     pub breaking: usize,
@@ -189,7 +194,7 @@ impl Summary {
 }
 
 /// The result of [`diff`](super::diff()): every change, sorted by path (stable).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SurfaceDiff {
     /// The changes, sorted by [`Change::path`] in UTF-16 code-unit order; changes at one path
     /// keep the order they were judged in.

@@ -4,16 +4,24 @@
 //! * [`file`](mod@file): the lock file (`surface.lock.json`), its integrity check and its stable bytes;
 //! * [`version`]: server versions (semver, a leading `v`, PEP 440 mapped to semver);
 //! * [`exclude`]: JSON Pointers naming volatile parts left out of the hash;
-//! * [`rules`]: which version a change needs, and what `lock` does about it.
+//! * [`rules`]: which version a change needs, and what `lock` does about it;
+//! * [`compare`](mod@compare): the one comparison of a live surface with a declared one, which
+//!   `lock`, `check`, `verify` (and a guard, and `registry verify`) all call.
 //!
 //! No I/O here: the `mcpseal` crate reads manifests, captures servers and writes the file
 //! atomically.
 
+pub mod compare;
+pub mod document;
 pub mod exclude;
 pub mod file;
 pub mod rules;
 pub mod version;
 
+pub use compare::{Comparison, ItemState, ItemVerdict, compare};
+pub use document::{
+    CanonicalSurface, DeclaredDocument, ItemHashDocument, ItemsDocument, LockDocument, lock_schema,
+};
 pub use exclude::{Pointer, PointerError};
 pub use file::{Declared, LOCK_SCHEMA_VERSION, LockError, LockFile, items_of, pretty};
 pub use rules::{
@@ -21,7 +29,8 @@ pub use rules::{
 };
 pub use version::{Version, VersionError};
 
-/// The JSON Schema (2020-12) of the lock file, as shipped in
-/// `crates/mcpseal-surface/schema/surface-lock.schema.json`. Every lock [`LockFile::render`]
-/// writes validates against it (tested); the hash rule is checked by [`LockFile::parse`].
-pub const LOCK_SCHEMA: &str = include_str!("../../schema/surface-lock.schema.json");
+/// The JSON Schema (2020-12) of the lock file, as committed in `schemas/surface-lock.schema.json`
+/// (generated from [`LockDocument`] by [`lock_schema`]; `cargo xtask check` keeps it current).
+/// Every lock [`LockFile::render`] writes validates against it (tested); the hash rule is
+/// checked by [`LockFile::parse`].
+pub const LOCK_SCHEMA: &str = include_str!("../../../../schemas/surface-lock.schema.json");

@@ -12,7 +12,11 @@
 //!
 //! Versions compare by semver precedence, build metadata ignored ([`Version`]).
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::version::Version;
+use crate::diff::{ChangeClass, SurfaceDiff};
 
 /// What kinds of change a surface diff holds (built from the diff engine's classes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,6 +31,19 @@ pub struct ChangeKinds {
     pub additive: bool,
 }
 
+impl ChangeKinds {
+    /// The kinds of change in `diff` (`any` is true when it has any change at all; a caller
+    /// that also compares hashes adds a hash difference, as [`super::compare`] does).
+    pub fn of(diff: &SurfaceDiff) -> ChangeKinds {
+        ChangeKinds {
+            any: !diff.is_empty(),
+            breaking: diff.has(ChangeClass::Breaking),
+            security: diff.has(ChangeClass::Security),
+            additive: diff.has(ChangeClass::Additive),
+        }
+    }
+}
+
 /// Rule switches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RuleOptions {
@@ -36,8 +53,12 @@ pub struct RuleOptions {
     pub deny_security: bool,
 }
 
-/// The least a change set needs from the version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// The least a change set needs from the version. Serialised in camelCase (`"nothing"`,
+/// `"higher"`, `"newMinor"`, `"newLine"`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "camelCase")]
 pub enum Need {
     /// Nothing changed.
     Nothing,
@@ -120,8 +141,10 @@ impl Need {
     }
 }
 
-/// How the current version relates to the locked one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the current version relates to the locked one. Serialised in lowercase (`"lower"`,
+/// `"same"`, `"higher"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Relation {
     /// Below the lock's version.
     Lower,
