@@ -2,11 +2,82 @@
 //! stderr together, in every format the command offers. Public JSON only grows: a change to
 //! these snapshots that is not an addition is a break of the public contract.
 //!
+//! Every JSON output is also validated against its committed schema (`schemas/`), and every
+//! SARIF output against the official SARIF 2.1.0 schema, so the schemas are held to real runs.
+//!
 //! Filtered: the fixture's path, the temporary directory, mcpseal's version and timings.
 
 mod lock_support;
 
+use std::path::Path;
+
+use jsonschema::Validator;
 use lock_support::{Out, Work, base_surface, with_description, with_new_tool, without_tool};
+use serde_json::Value;
+
+const SARIF_SCHEMA: &str = include_str!("../../mcpseal-report/tests/data/sarif-2.1.0.schema.json");
+
+fn validator(schema: &Value) -> Validator {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .expect("schema compiles")
+}
+
+/// The committed schema `schemas/NAME`.
+fn committed(name: &str) -> Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../schemas")
+        .join(name);
+    let text = std::fs::read_to_string(&path).expect("committed schema");
+    validator(&serde_json::from_str(&text).expect("schema is JSON"))
+}
+
+/// The official SARIF schema with its one erratum worked around (see the report crate's
+/// `tests/it/schemas.rs`).
+fn sarif() -> Validator {
+    const ERRATUM: &str = r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$""#;
+    const FIXED: &str = r#""^[a-zA-Z]{2}(-[a-zA-Z]{2})?$""#;
+    validator(&serde_json::from_str(&SARIF_SCHEMA.replace(ERRATUM, FIXED)).expect("JSON"))
+}
+
+/// The schema a snapshot's stdout must satisfy, by the snapshot's name: the command's document
+/// for `*_json`, the error document for exit 2, SARIF 2.1.0 for `*_sarif`; `None` for text and
+/// Markdown.
+fn schema_of(name: &str, code: i32) -> Option<Validator> {
+    if name.ends_with("_sarif") {
+        return Some(sarif());
+    }
+    let file = match name {
+        "snapshot_capture" => "raw-capture.schema.json",
+        // These two exit 2 with their own report, which carries the `error` object.
+        "error_probe_unreachable" => "probe-report.schema.json",
+        "error_rpc_no_answer" | "rpc_json" => "rpc-report.schema.json",
+        n if n.starts_with("error_") => "error.schema.json",
+        n if !n.ends_with("_json") => return None,
+        n if n.starts_with("snapshot_") => "snapshot.schema.json",
+        n if n.starts_with("lock_") => "lock-report.schema.json",
+        n if n.starts_with("check_") => "check-report.schema.json",
+        n if n.starts_with("verify_") => "verify-report.schema.json",
+        n if n.starts_with("diff_") => "diff-report.schema.json",
+        n => panic!("{n}: which schema? (code {code})"),
+    };
+    Some(committed(file))
+}
+
+/// Validates `out.stdout` against the schema [`schema_of`] names.
+fn validate(name: &str, out: &Out) {
+    let Some(validator) = schema_of(name, out.code) else {
+        return;
+    };
+    let doc: Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("{name}: stdout is not JSON: {e}\n{}", out.stdout));
+    let problems: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(problems.is_empty(), "{name} vs its schema: {problems:#?}");
+}
 
 fn filters(w: &Work) -> Vec<(String, String)> {
     let tmp = w.dir.path().to_string_lossy().into_owned();
@@ -60,6 +131,7 @@ fn snap(w: &Work, name: &str, out: &Out) {
 
 /// [`snap`] with extra filters for what one case varies.
 fn snap_with(w: &Work, name: &str, out: &Out, extra: &[(&str, &str)]) {
+    validate(name, out);
     let mut filters = filters(w);
     filters.extend(
         extra
@@ -370,4 +442,36 @@ fn no_verdict_errors() {
             "{name}"
         );
     }
+}
+
+/// An exit 2 whose command has a report of its own (an unreachable probe, an `rpc` request
+/// that got no answer): that report is printed, with the `error` object added.
+#[test]
+fn no_verdict_reports_carry_the_error() {
+    let w = Work::new();
+    let out = w.run(
+        &[
+            "probe",
+            "--format",
+            "json",
+            "--",
+            "/nonexistent/mcpseal-no-such-server",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 2, "{out:?}");
+    validate("error_probe_unreachable", &out);
+    let doc = out.json();
+    assert_eq!(doc["state"], "unreachable");
+    assert_eq!(doc["error"]["kind"], "unreachable");
+    let out = w.run(
+        &["rpc", "--timeout", "500ms", "tools/list"],
+        Some(&["--hang-on", "tools/list"]),
+    );
+    assert_eq!(out.code, 2, "{out:?}");
+    validate("error_rpc_no_answer", &out);
+    let doc = out.json();
+    assert_eq!(doc["exchange"]["transportError"]["kind"], "timeout");
+    assert_eq!(doc["error"]["kind"], "noAnswer");
+    assert!(out.stderr.starts_with("error: no answer: "), "{out:?}");
 }

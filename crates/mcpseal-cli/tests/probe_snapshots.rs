@@ -82,8 +82,14 @@ fn filters() -> Vec<(&'static str, &'static str)> {
         (r#"[^\s"`|()]*/mcpseal-fixture"#, "[FIXTURE]"),
         (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "[TIME]"),
         (r#""durationMs": \d+"#, r#""durationMs": "[MS]""#),
-        (r"Run time: \d+ ms", "Run time: [MS] ms"),
+        // Any duration the text renderer writes (`850 ms`, `1.2 s`, `2 min 5 s`): a loaded
+        // machine may take over a second.
+        (
+            r"Run time: (\d+ ms|\d+\.\d s|\d+ min \d+ s)",
+            "Run time: [MS] ms",
+        ),
         (r"\d+ ms\b", "[MS] ms"),
+        (r" · (\d+\.\d s|\d+ min \d+ s) · ", " · [MS] ms · "),
         (r#""version": "\d+\.\d+\.\d+""#, r#""version": "[VERSION]""#),
         (r"mcpseal \d+\.\d+\.\d+", "mcpseal [VERSION]"),
         (

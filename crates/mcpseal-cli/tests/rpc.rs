@@ -226,7 +226,10 @@ fn usage_errors_are_exit_2_with_a_hint() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("error"), "{args:?}: {err}");
-        assert!(out.stdout.is_empty(), "{args:?}");
+        // JSON is rpc's default format: the error document, nothing else, on stdout.
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("error document");
+        assert_eq!(doc["error"]["kind"], "usage", "{args:?}");
+        assert!(doc.get("exchange").is_none(), "{args:?}");
     }
     let out = mcpseal()
         .args(["rpc", "tools/list", "--", "/nonexistent/server"])

@@ -48,6 +48,29 @@ impl ServeError {
     }
 }
 
+impl ServeError {
+    /// What kind of trouble, for the error document: a config that cannot be served is a usage
+    /// error, an unreadable origin or manifest unreachable, a failed transport a write failure.
+    pub fn kind(&self) -> mcpseal_report::ErrorKind {
+        use mcpseal_report::ErrorKind;
+        match self {
+            ServeError::Config(_) => ErrorKind::Usage,
+            ServeError::Transport(_) => ErrorKind::Write,
+            ServeError::Unreadable(_) => ErrorKind::Unreachable,
+        }
+    }
+}
+
+impl crate::Described for ServeError {
+    fn body(&self) -> mcpseal_report::ErrorBody {
+        mcpseal_report::ErrorBody {
+            kind: self.kind(),
+            message: self.to_string(),
+            hint: Some(self.hint()),
+        }
+    }
+}
+
 /// Reads `config` and builds the site.
 ///
 /// # Errors

@@ -1,7 +1,6 @@
 //! `mcpseal serve`: the verified static server, its verbs on the command line, the deploy check.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -129,11 +128,7 @@ async fn verb(site: &mcpseal::serve::Site, cli: &[String]) -> Result<Outcome, Cl
     };
     match mcpseal::serve::run_verb(site, id, rest).await {
         Ok(v) => {
-            let mut out = std::io::stdout().lock();
-            match out.write_all(&v.bytes).and_then(|()| out.flush()) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
-                _ => {}
-            }
+            output::stdout(&v.bytes)?;
             output::note(&format!(
                 "verified: {} sha256 {} (signature {})",
                 v.path,
