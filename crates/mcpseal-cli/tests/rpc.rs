@@ -1,4 +1,8 @@
 //! `mcpseal rpc` end to end: the built binary against the fixture over stdio and HTTP.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests write the params files they pass"
+)]
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! Shared helpers of the lock/check/verify/diff end-to-end tests: a working directory, surface
 //! files per simulated server version, and a runner that keeps exit code, stdout and stderr.
 
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -44,6 +44,10 @@ impl Work {
         std::fs::read(self.path("surface.lock.json")).unwrap_or_default()
     }
 
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "tests write their input files; nothing here is a lock"
+    )]
     pub fn write(&self, name: &str, text: &str) -> String {
         let p = self.path(name);
         std::fs::write(&p, text).expect("write file");
