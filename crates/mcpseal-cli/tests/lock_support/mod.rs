@@ -61,10 +61,16 @@ impl Work {
 
     /// `mcpseal ARGS -- <fixture FIXTURE...>` in the working directory.
     pub fn run(&self, args: &[&str], fixture: Option<&[&str]>) -> Out {
+        self.run_env(args, fixture, &[])
+    }
+
+    /// [`Work::run`] with extra environment variables.
+    pub fn run_env(&self, args: &[&str], fixture: Option<&[&str]>, env: &[(&str, &str)]) -> Out {
         let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
         cmd.timeout(Duration::from_secs(60))
             .current_dir(self.dir.path())
             .env("NO_COLOR", "1")
+            .envs(env.iter().copied())
             .args(args);
         if let Some(f) = fixture {
             cmd.arg("--").args(stdio_argv(f));
