@@ -33,7 +33,7 @@ pub struct ChangeKinds {
 
 impl ChangeKinds {
     /// The kinds of change in `diff` (`any` is true when it has any change at all; a caller
-    /// that also compares hashes adds a hash difference, as [`super::compare`] does).
+    /// that also compares hashes adds a hash difference, as [`compare`](super::compare()) does).
     pub fn of(diff: &SurfaceDiff) -> ChangeKinds {
         ChangeKinds {
             any: !diff.is_empty(),
