@@ -295,7 +295,10 @@ fn a_params_file_that_is_missing_or_not_json_is_exit_2_naming_it() {
         assert!(err.contains(&path.display().to_string()), "{err}");
         assert!(err.contains(why), "{err}");
         assert!(err.contains("hint:"), "{err}");
-        assert!(out.stdout.is_empty());
+        // JSON is rpc's default format: the error document, and no exchange.
+        let doc = json_of(&out.stdout);
+        assert_eq!(doc["error"]["kind"], "usage", "{why}");
+        assert!(doc.get("exchange").is_none(), "{why}");
     }
 }
 

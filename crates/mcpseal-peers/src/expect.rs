@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Peer, read_peers, repo_root};
+use crate::peer::{Peer, read_peers, repo_root};
 
 /// What one peer must look like. Unknown keys are refused so a typo cannot disable a check.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -48,19 +48,22 @@ mod document;
 mod format;
 mod model;
 pub mod publish;
+mod record;
 mod render;
 pub mod schemas;
 
 pub use document::{
-    CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument, ErrorKind, Evidence,
-    ExchangeRecord, HeaderRecord, LockOutcome, LockRefusal, LockReport, ProbeDocument,
-    RawHttpRecord, RefusalReason, RpcReport, SideKind, Snapshot, TransportErrorRecord,
-    TransportName, VerifyReport, drift_findings, drift_rules, rule_id, unreachable_hint,
+    CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument, ErrorKind,
+    LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RpcReport, SideKind,
+    Snapshot, VerifyReport, drift_findings, drift_rules, rule_id, unreachable_hint,
 };
 pub use format::{DocFormat, Format, ParseFormatError};
 pub use model::{
     AccessRefusal, CrashedRule, Finding, Incomplete, ProbeReport, Remediation, RuleInfo, RunState,
     Severity, Summary, ToolInfo, sort_findings,
+};
+pub use record::{
+    Evidence, ExchangeRecord, HeaderRecord, RawHttpRecord, TransportErrorRecord, TransportName,
 };
 pub use render::sarif::{FINGERPRINT_KEY, SARIF_SCHEMA_URI};
 pub use render::{

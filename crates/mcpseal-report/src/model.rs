@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::document::{Evidence, TransportName};
+use crate::record::{Evidence, TransportName};
 
 /// How bad a finding is.
 #[derive(

@@ -4,7 +4,7 @@ use mcpseal_client::{ConnectError, Connection, Options, Target};
 use mcpseal_report::{ErrorBody, ErrorKind};
 use thiserror::Error;
 
-use crate::Described;
+use crate::described::Described;
 
 /// A server could not even be contacted.
 #[derive(Debug, Error)]

@@ -15,8 +15,9 @@ use mcpseal_surface::{Form, Surface};
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::connect::OpenError;
+use crate::described::Described;
 use crate::snapshot::{SnapshotError, SnapshotOptions, capture_trusted};
-use crate::{Described, OpenError};
 use engine::SurfaceDiff;
 pub use mcpseal_report::{drift_findings, drift_rules, rule_id};
 pub use mcpseal_surface::diff as engine;

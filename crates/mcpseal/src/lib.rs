@@ -18,6 +18,7 @@
 pub mod atomic;
 pub mod check;
 mod connect;
+mod described;
 pub mod diff;
 pub mod lock;
 pub mod probe;
@@ -30,6 +31,7 @@ pub mod verify;
 pub mod version_source;
 
 pub use connect::{OpenError, open, unreachable_hint};
+pub use described::Described;
 pub use rpc::{RpcCall, RpcOutcome, rpc};
 pub use snapshot::{
     Snapshot, SnapshotError, SnapshotOptions, SnapshotRunError, TrustedCapture, capture_trusted,
@@ -42,14 +44,6 @@ pub use mcpseal_publish as publishing;
 pub use mcpseal_report as report;
 pub use mcpseal_sources as sources;
 pub use mcpseal_surface as surface;
-
-/// An error of a workflow, as the error document states it: a kind for machines, the message
-/// and a hint for people. Every workflow error type implements it, so the binary maps any of
-/// them to exit 2 and `{"schemaVersion": 1, "error": …}` in one place.
-pub trait Described: std::error::Error {
-    /// The error as the document's `error` object (`message` is the `Display` text).
-    fn body(&self) -> mcpseal_report::ErrorBody;
-}
 
 /// The tool that makes mcpseal's reports (its name and this library's version), as SARIF
 /// drivers and probe reports name it.

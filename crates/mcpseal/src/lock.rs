@@ -14,7 +14,7 @@ use mcpseal_surface::lock::{
 use mcpseal_surface::{Form, jcs, sha256_hex};
 use thiserror::Error;
 
-use crate::Described;
+use crate::described::Described;
 use crate::diff::engine;
 use crate::snapshot::{SnapshotError, SnapshotOptions, TrustedCapture, capture_trusted};
 use crate::version_source::{VersionRequest, VersionSourceError, settle};

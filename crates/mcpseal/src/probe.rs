@@ -8,7 +8,8 @@
 use mcpseal_client::{ConnectError, Options, Target};
 use mcpseal_report::{ErrorBody, ErrorKind, ProbeReport};
 
-use crate::{Described, OpenError};
+use crate::connect::OpenError;
+use crate::described::Described;
 
 pub use mcpseal_probe::{
     CallParseError, ProbeOptions, ToolCall, UnknownRules, UnknownTools, parse_call, parse_rule_ids,

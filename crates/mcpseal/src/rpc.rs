@@ -8,7 +8,7 @@ use mcpseal_report::{
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::OpenError;
+use crate::connect::OpenError;
 
 /// One request to send.
 #[derive(Debug, Clone)]
@@ -65,7 +65,7 @@ pub async fn rpc(conn: &Connection, call: RpcCall) -> RpcOutcome {
 /// # Errors
 /// [`OpenError`] when the server cannot even be contacted.
 pub async fn run(target: &Target, connect: Options, call: RpcCall) -> Result<RpcReport, OpenError> {
-    let conn = crate::open(target, connect).await?;
+    let conn = crate::connect::open(target, connect).await?;
     let outcome = rpc(&conn, call).await;
     conn.close().await;
     let error = outcome.exchange.transport_error.as_ref().map(|e| ErrorBody {
@@ -128,7 +128,7 @@ mod tests {
     #[tokio::test]
     async fn a_record_is_the_exchange() {
         let target = Target::stdio(mcpseal_fixtures::stdio_argv(&[]));
-        let conn = crate::open(&target, Options::default())
+        let conn = crate::connect::open(&target, Options::default())
             .await
             .expect("fixture starts");
         let (init, _) = conn.handshake().await;
@@ -146,7 +146,9 @@ mod tests {
             timeout: std::time::Duration::from_millis(300),
             ..Options::default()
         };
-        let conn = crate::open(&dead, options).await.expect("fixture starts");
+        let conn = crate::connect::open(&dead, options)
+            .await
+            .expect("fixture starts");
         let e = conn.send(Request::modern("tools/list", None)).await;
         conn.close().await;
         assert!(e.transport_error.is_some(), "{e:?}");

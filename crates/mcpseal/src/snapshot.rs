@@ -9,7 +9,8 @@ use mcpseal_report::{ErrorBody, ErrorKind};
 use mcpseal_surface::{Form, RawCapture, Surface, SurfaceError};
 use thiserror::Error;
 
-use crate::{Described, OpenError};
+use crate::connect::OpenError;
+use crate::described::Described;
 
 pub use mcpseal_report::Snapshot;
 
@@ -253,7 +254,7 @@ pub async fn run(
     options: &SnapshotOptions,
     save_capture: Option<&Path>,
 ) -> Result<Snapshot, SnapshotRunError> {
-    let conn = crate::open(target, connect).await?;
+    let conn = crate::connect::open(target, connect).await?;
     let result = snapshot(&conn, options).await;
     conn.close().await;
     let (snapshot, raw) = result.map_err(|e| e.with_server_stderr(&conn.diagnostics()))?;

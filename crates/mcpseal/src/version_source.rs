@@ -17,7 +17,7 @@ use mcpseal_surface::lock::{Version, VersionError};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::Described;
+use crate::described::Described;
 
 /// The manifests looked for in the working directory.
 pub const MANIFESTS: [&str; 3] = ["package.json", "Cargo.toml", "pyproject.toml"];

@@ -118,7 +118,7 @@ mod tests {
         assert_eq!(f[0].severity, Severity::Error);
         assert_eq!(f[0].evidence[0]["path"], "/tools/name=a");
         assert_eq!(f[0].evidence[0]["after"], Value::Null);
-        let doc = serde_json::to_value(crate::DiffDocument::of(&d)).expect("serialises");
+        let doc = serde_json::to_value(crate::document::DiffDocument::of(&d)).expect("serialises");
         assert_eq!(doc["requiredBump"], "major");
         assert!(
             doc["changes"][0].get("after").is_none(),

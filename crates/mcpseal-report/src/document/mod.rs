@@ -22,8 +22,8 @@ pub use diff::{DiffDocument, DiffReport, DiffSide, SideKind};
 pub use drift::{drift_findings, drift_rules, rule_id};
 pub use error::{ErrorBody, ErrorDocument, ErrorKind, unreachable_hint};
 pub use lock::{LockOutcome, LockRefusal, LockReport, RefusalReason};
-pub use probe::{Evidence, ProbeDocument, RawHttpRecord};
-pub use rpc::{ExchangeRecord, HeaderRecord, RpcReport, TransportErrorRecord, TransportName};
+pub use probe::ProbeDocument;
+pub use rpc::RpcReport;
 pub use snapshot::Snapshot;
 pub use verify::VerifyReport;
 

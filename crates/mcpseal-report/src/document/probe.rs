@@ -1,15 +1,11 @@
 //! The JSON document of a probe run: the [`ProbeReport`] as it is, plus an `error` when the run
 //! has no verdict (unreachable or incomplete), so that CI reads why from `.error` as it does
 //! for every command that exits 2.
-//!
-//! Also the schema of an evidence item ([`Evidence`]): a serialised exchange
-//! ([`ExchangeRecord`]) or a raw HTTP preview ([`RawHttpRecord`]).
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::{Deserialize, Serialize};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::error::{ErrorBody, ErrorKind, unreachable_hint};
-use super::rpc::{ExchangeRecord, HeaderRecord};
 use crate::model::{ProbeReport, RunState};
 
 /// The JSON form of a probe run (see the module docs).
@@ -113,52 +109,5 @@ impl ProbeReport {
                 ),
             }),
         }
-    }
-}
-
-/// A raw HTTP exchange outside JSON-RPC (a metadata GET, a malformed POST), as the client
-/// records it: at most a preview of the body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RawHttpRecord {
-    /// The HTTP method.
-    #[schemars(length(min = 1))]
-    pub method: String,
-    /// The URL.
-    pub url: String,
-    /// Request headers, credentials redacted.
-    pub request_headers: Vec<HeaderRecord>,
-    /// The status, when one arrived.
-    #[schemars(range(min = 100, max = 999))]
-    pub status: Option<u16>,
-    /// Response headers.
-    pub headers: Vec<HeaderRecord>,
-    /// The start of the body (lossy UTF-8).
-    pub body_preview: String,
-    /// The body was longer than the preview.
-    pub truncated: bool,
-    /// Why no response arrived.
-    pub error: Option<String>,
-    /// Milliseconds from sending to the end.
-    pub duration_ms: u64,
-}
-
-/// One item of evidence: a JSON-RPC exchange or a raw HTTP preview (credentials redacted).
-/// Items are kept as JSON in [`crate::Finding::evidence`]; this type is their schema.
-#[derive(Debug, Clone, Copy)]
-pub struct Evidence;
-
-impl JsonSchema for Evidence {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Evidence".into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let exchange = generator.subschema_for::<ExchangeRecord>();
-        let raw = generator.subschema_for::<RawHttpRecord>();
-        json_schema!({
-            "description": "One item of evidence: a JSON-RPC exchange or a raw HTTP preview (credentials redacted).",
-            "oneOf": [exchange, raw]
-        })
     }
 }

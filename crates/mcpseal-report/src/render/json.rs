@@ -19,8 +19,8 @@ pub(crate) fn render_probe(report: &ProbeReport) -> String {
     sorted.rules.sort_by(|a, b| a.id.cmp(&b.id));
     // Cannot fail: every key is a string and every value plain data. Should it ever, the output
     // is still JSON, and says so.
-    let mut out =
-        serde_json::to_string_pretty(&crate::ProbeDocument::of(sorted)).unwrap_or_else(|e| {
+    let mut out = serde_json::to_string_pretty(&crate::document::ProbeDocument::of(sorted))
+        .unwrap_or_else(|e| {
             serde_json::json!({ "error": format!("cannot serialise the report: {e}") }).to_string()
         });
     out.push('\n');

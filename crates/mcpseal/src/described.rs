@@ -1,0 +1,10 @@
+//! The one trait every workflow error implements, so the binary maps any of them to the error
+//! document in one place.
+
+/// An error of a workflow, as the error document states it: a kind for machines, the message
+/// and a hint for people. Every workflow error type implements it, so the binary maps any of
+/// them to exit 2 and `{"schemaVersion": 1, "error": …}` in one place.
+pub trait Described: std::error::Error {
+    /// The error as the document's `error` object (`message` is the `Display` text).
+    fn body(&self) -> mcpseal_report::ErrorBody;
+}
