@@ -1,6 +1,10 @@
 //! `mcpseal registry stamp|check|verify|list` end to end: locks made by `mcpseal lock` against
 //! fixture servers over HTTP, server.json files stamped by the binary, and a local registry
 //! (`mcpseal-registry-fixture`) whose entries point at fixture servers started by the test.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs (server.json, locks)"
+)]
 
 mod lock_support;
 

@@ -1,6 +1,10 @@
 //! `mcpseal serve` end to end: the example site locked and checked, mcpseal's own probe over
 //! stdio and HTTP (all rules, with a tool call), the CLI face and the deploy check with their exit
 //! codes, the config schema, and a clean stop on SIGTERM.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes site files and starts the binary and its peers"
+)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
