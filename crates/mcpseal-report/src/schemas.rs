@@ -23,6 +23,14 @@ pub fn schema_of<T: JsonSchema>() -> Value {
         .to_value()
 }
 
+/// A schema as it is printed and committed: pretty JSON with one trailing newline.
+pub fn render(schema: &Value) -> String {
+    // A `Value` always serialises.
+    let mut text = serde_json::to_string_pretty(schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 /// Every document of this crate: `(file name in schemas/, schema)`.
 pub fn documents() -> Vec<(&'static str, Value)> {
     vec![

@@ -10,6 +10,7 @@ use serde_json::Value;
 pub fn all() -> Vec<(&'static str, Value)> {
     let mut all = mcpseal_report::schemas::documents();
     all.extend(crate::publish::schemas());
+    all.extend(crate::serve::schemas());
     all.push((
         "surface-lock.schema.json",
         mcpseal_surface::lock::lock_schema(),
