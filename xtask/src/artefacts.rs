@@ -131,6 +131,34 @@ pub fn rules() -> Artefact {
     }
 }
 
+/// The mcpseal/1 test vectors whose expectations are generated.
+const VECTORS: &str = "crates/mcpseal-surface/tests/data/mcpseal-1-vectors.json";
+
+/// The SPEC test vectors: `expectedCanonical`, `expectedSha256` and `expectedItems` of every
+/// vector recomputed from its `rawCapture` by the independent implementation
+/// (`python3 tools/fingerprint.py --vectors`), never by the Rust one the vectors test. The
+/// anchors' vectors (`tests/data/anchors/`) are other projects' and are not generated.
+pub fn vectors(root: &Path) -> anyhow::Result<Artefact> {
+    let out = std::process::Command::new("python3")
+        .arg(root.join("tools/fingerprint.py"))
+        .arg("--vectors")
+        .arg(root.join(VECTORS))
+        .output()
+        .context("running `python3 tools/fingerprint.py --vectors` (is python3 on PATH?)")?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "`python3 tools/fingerprint.py --vectors {VECTORS}` failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let text = String::from_utf8(out.stdout).context("tools/fingerprint.py printed non-UTF-8")?;
+    Ok(Artefact {
+        files: vec![(PathBuf::from(VECTORS), text)],
+        owns: Vec::new(),
+    })
+}
+
 /// `docs/peers.md`.
 pub fn peers() -> anyhow::Result<Artefact> {
     let doc = mcpseal_peers::render_doc().map_err(anyhow::Error::msg)?;

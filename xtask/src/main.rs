@@ -7,12 +7,11 @@
 //! Artefacts: `schemas` (`schemas/*.schema.json`, generated from the document types by
 //! `mcpseal::schemas::all`), `rules` (`docs/rules/*.md`, from the probe's rule registry by
 //! `mcpseal_probe::docs::pages`), `peers` (`docs/peers.md`, from `tests/peers/peers.json` and
-//! the expectations files by `mcpseal_peers::render_doc`). No test rewrites these files; tests
-//! only read them.
-//!
-//! Not generated: the SPEC vectors (`crates/mcpseal-surface/tests/data/*-vectors.json`), whose
-//! expectations come from the independent implementation (`tools/fingerprint.py`) so that the
-//! Rust one is held to them, not the other way round.
+//! the expectations files by `mcpseal_peers::render_doc`), `vectors`
+//! (`crates/mcpseal-surface/tests/data/mcpseal-1-vectors.json`: each vector's expectations
+//! recomputed from its raw capture by the independent implementation, `python3
+//! tools/fingerprint.py --vectors`, so the Rust one is held to them, not the other way round).
+//! No test rewrites these files; tests only read them.
 
 #![expect(
     clippy::print_stdout,
@@ -63,16 +62,19 @@ enum Which {
     Rules,
     /// `docs/peers.md`: the peer cohort as mcpseal sees it.
     Peers,
+    /// The mcpseal/1 test vectors' expectations (from `tools/fingerprint.py`).
+    Vectors,
 }
 
 impl Which {
-    const ALL: [Which; 3] = [Which::Schemas, Which::Rules, Which::Peers];
+    const ALL: [Which; 4] = [Which::Schemas, Which::Rules, Which::Peers, Which::Vectors];
 
     fn artefact(self) -> anyhow::Result<Artefact> {
         match self {
             Which::Schemas => artefacts::schemas(),
             Which::Rules => Ok(artefacts::rules()),
             Which::Peers => artefacts::peers(),
+            Which::Vectors => artefacts::vectors(&root()),
         }
     }
 
@@ -81,6 +83,7 @@ impl Which {
             Which::Schemas => "schemas",
             Which::Rules => "rules",
             Which::Peers => "peers",
+            Which::Vectors => "vectors",
         }
     }
 }
