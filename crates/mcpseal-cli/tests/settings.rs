@@ -11,16 +11,29 @@ fn format_values_are_listed_in_every_help() {
     let reports: &[&str] = &["text", "json", "sarif", "markdown"];
     let documents: &[&str] = &["text", "json"];
     for (cmd, values) in [
-        ("probe", reports),
-        ("lock", reports),
-        ("check", reports),
-        ("verify", reports),
-        ("diff", reports),
-        ("snapshot", documents),
-        ("rpc", documents),
+        (&["probe"][..], reports),
+        (&["lock"], reports),
+        (&["check"], reports),
+        (&["verify"], reports),
+        (&["diff"], reports),
+        (&["snapshot"], documents),
+        (&["rpc"], documents),
+        (&["registry", "stamp"], reports),
+        (&["registry", "check"], reports),
+        (&["registry", "verify"], reports),
+        (&["registry", "list"], reports),
+        (&["card", "check"], reports),
+        (&["serve"], documents),
     ] {
+        let cmd_line = cmd.join(" ");
+        let with = |flag: &'static str| {
+            let mut argv = cmd.to_vec();
+            argv.push(flag);
+            argv
+        };
+        let cmd = &cmd_line;
         // `-h`: one line, `[possible values: …]`.
-        let out = w.run(&[cmd, "-h"], None);
+        let out = w.run(&with("-h"), None);
         assert_eq!(out.code, 0, "{cmd}: {out:?}");
         let short = format!("[possible values: {}]", values.join(", "));
         assert!(
@@ -29,7 +42,7 @@ fn format_values_are_listed_in_every_help() {
             out.stdout
         );
         // `--help`: each value with its doc line.
-        let out = w.run(&[cmd, "--help"], None);
+        let out = w.run(&with("--help"), None);
         let format = out
             .stdout
             .split("--format <")
