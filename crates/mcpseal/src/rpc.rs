@@ -9,6 +9,72 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::connect::OpenError;
+use crate::described::Described;
+
+/// Why `--params` could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParamsError {
+    /// Inline params that are not JSON.
+    #[error("`--params` is not valid JSON: {0}")]
+    Inline(serde_json::Error),
+    /// `@FILE` that cannot be read.
+    #[error("`--params @{path}`: cannot read `{path}`: {source}")]
+    Read {
+        /// The file as given.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `@FILE` that does not hold JSON.
+    #[error("`--params @{path}`: `{path}` is not valid JSON: {source}")]
+    File {
+        /// The file as given.
+        path: String,
+        /// Why.
+        source: serde_json::Error,
+    },
+}
+
+impl Described for ParamsError {
+    fn body(&self) -> ErrorBody {
+        let hint = match self {
+            ParamsError::Inline(_) => {
+                r#"pass a JSON object, e.g. --params '{"name":"echo"}', or @FILE"#
+            }
+            ParamsError::Read { .. } => {
+                "name a readable file holding the params JSON, e.g. --params @params.json"
+            }
+            ParamsError::File { .. } => {
+                "the file must hold one JSON value, e.g. {\"name\":\"echo\"}"
+            }
+        };
+        ErrorBody {
+            kind: ErrorKind::Usage,
+            message: self.to_string(),
+            hint: Some(hint.to_owned()),
+        }
+    }
+}
+
+/// `--params`: inline JSON, or `@FILE` naming a file that holds it (large params do not fit on
+/// a command line).
+///
+/// # Errors
+/// [`ParamsError`] naming the text or file that is not JSON.
+pub fn params(raw: &str) -> Result<Value, ParamsError> {
+    let Some(path) = raw.strip_prefix('@') else {
+        return serde_json::from_str(raw).map_err(ParamsError::Inline);
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| ParamsError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| ParamsError::File {
+        path: path.to_owned(),
+        source,
+    })
+}
 
 /// One request to send.
 #[derive(Debug, Clone)]
