@@ -4,6 +4,7 @@
 //! [`fetch`] (no user header, ever), registry retries through `retry`.
 
 pub mod card;
+mod described;
 pub mod fetch;
 pub mod registry;
 mod retry;
