@@ -20,8 +20,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use harness::{PeerExt, PeerRun, all_peers, peer, repo_root};
+use harness::{PeerExt, PeerRun, peer, repo_root};
 use mcpseal_peers as expect;
+use mcpseal_peers::all_peers;
 use mcpseal_peers::{Counts, Expectations};
 
 /// Whole-test budget per peer (every command also has its own deadline).

@@ -25,7 +25,7 @@ pub const COMMAND_DEADLINE: Duration = Duration::from_secs(60);
 /// the Python peers need seconds to import on a loaded 2-core machine (measured up to 5 s).
 pub const REQUEST_TIMEOUT: &str = "30s";
 
-pub use mcpseal_peers::{Peer, all_peers, peer, peers_dir, repo_root};
+pub use mcpseal_peers::{Peer, peer, peers_dir, repo_root};
 
 const INSTALL_HINT: &str =
     "run `bash tests/peers/install.sh` (scripts/test and .ci/run do) before the tests";
