@@ -11,6 +11,11 @@ lowercase hex SHA-256 of the canonical bytes, or with --canonical the canonical 
 themselves (UTF-8, no trailing newline). --unchecked skips the fail-closed identity checks
 (duplicates, missing identity), which mcp-surface/1 itself does not make.
 
+--vectors VECTORS.json (alone) prints VECTORS.json with every vector's expectedCanonical,
+expectedSha256 and expectedItems recomputed from its rawCapture in the file's form: how
+`cargo xtask generate vectors` writes the test vectors, so their expectations come from this
+implementation and the Rust one is held to them.
+
 --batch (alone) runs many command lines in one process: stdin is a JSON array of
 {"args": [...], "input": "<capture text>"}, stdout a JSON array of {"code": n, "stdout": "..."}.
 
@@ -403,9 +408,31 @@ def batch():
     return 0
 
 
+def vectors(path):
+    """The vectors file at `path` with its expectations recomputed (see --vectors)."""
+    with open(path, "rb") as f:
+        doc = json.loads(f.read().decode("utf-8"))
+    for v in doc["vectors"]:
+        data, digest, items = fingerprint(loads(v["rawCapture"].encode("utf-8")), doc["form"])
+        v["expectedCanonical"] = data.decode("utf-8")
+        v["expectedSha256"] = digest
+        v["expectedItems"] = items
+    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
 def main(argv):
     if argv == ["--batch"]:
         return batch()
+    if len(argv) == 2 and argv[0] == "--vectors":
+        try:
+            return vectors(argv[1])
+        except FailClosed as e:
+            sys.stderr.write("error: a vector fails closed: %s\n" % e)
+            return 1
+        except (BadCapture, ValueError, KeyError, OSError, RecursionError) as e:
+            sys.stderr.write("error: %s\n" % e)
+            return 2
     form = "mcpseal/1"
     show_canonical = show_items = unchecked = value_mode = False
     path = None

@@ -3,12 +3,18 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+pub use mcpseal::report::{DocFormat, Format};
 
 /// Make an MCP server's surface a promise that can be checked.
 ///
 /// Exit codes: 0 ok · 1 the check found something (findings, drift, a refusal by a rule) ·
-/// 2 usage error, unreachable server, unreadable input, or a run that could not finish ·
-/// 130/143 interrupted by SIGINT/SIGTERM (servers stopped, nothing half-written).
+/// 2 usage error, unreachable server, unreadable input, or a run that could not finish (with
+/// `--format json`, a JSON error document `{"schemaVersion": 1, "error": {"kind", "message",
+/// "hint"}}` on stdout) · 130/143 interrupted by SIGINT/SIGTERM (servers stopped, nothing
+/// half-written).
+///
+/// Environment: `MCPSEAL_WORKER_THREADS=N` sets the async runtime's worker threads (default:
+/// the available parallelism).
 #[derive(Debug, Parser)]
 #[command(
     name = "mcpseal",
@@ -132,15 +138,6 @@ pub enum ColorChoice {
     Never,
 }
 
-/// `--format` of commands whose result is a document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DocFormat {
-    /// For people.
-    Text,
-    /// The public JSON document (`schemaVersion: 1`).
-    Json,
-}
-
 /// Rendering options.
 #[derive(Debug, Args, Clone)]
 pub struct OutputArgs {
@@ -166,19 +163,16 @@ pub struct RpcArgs {
     #[arg(long)]
     pub handshake: bool,
     /// Output format (the exchange is JSON data, so JSON is the default here).
-    #[arg(long, value_enum, default_value_t = DocFormat::Json)]
+    #[arg(long, value_enum, default_value_t = DocFormat::Json, ignore_case = true)]
     pub format: DocFormat,
     /// JSON-RPC method.
     #[arg(value_name = "METHOD")]
     pub method: String,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub target: TargetArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub connect: ConnectArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }
 
@@ -258,7 +252,7 @@ pub struct SnapshotArgs {
     #[arg(long, value_enum, default_value_t = FormArg::McpSeal1)]
     pub form: FormArg,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    #[arg(long, value_enum, default_value_t = DocFormat::Text, ignore_case = true)]
     pub format: DocFormat,
     /// Most pages read per list before refusing.
     #[arg(long, default_value_t = 1000, value_name = "N")]
@@ -268,13 +262,10 @@ pub struct SnapshotArgs {
     #[arg(long, value_name = "FILE")]
     pub save_capture: Option<PathBuf>,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub target: TargetArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub connect: ConnectArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }
 
@@ -292,9 +283,9 @@ pub enum FailOn {
 /// `mcpseal probe`.
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
-    /// Report format: `text`, `json`, `sarif` or `markdown`.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: mcpseal_report::Format,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text, ignore_case = true, value_name = "FORMAT")]
+    pub format: Format,
     /// Also write the same probe rendered as FORMAT to FILE (repeatable; split at the first
     /// `:`, so `json:C:\out.json` works). Checked before the server is started.
     #[arg(long = "emit", value_name = "FORMAT:FILE")]
@@ -321,12 +312,9 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub list_rules: bool,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub target: TargetArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub connect: ConnectArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }

@@ -1,74 +1,66 @@
-//! Errors at the edge: what was wrong, what to do, and the exit code it means.
+//! The edge: errors for people (and, with `--format json`, the error document), and how every
+//! command's result maps to an exit code — in this one place.
 
 use std::fmt;
 
-/// An error for people, with an optional `hint:` line. Always exit 2.
+use mcpseal::Described;
+use mcpseal::report::{
+    CheckReport, DiffReport, ErrorBody, ErrorKind, LockReport, ProbeReport, RpcReport, RunState,
+    Severity, VerifyReport, error_text,
+};
+
+use crate::args::FailOn;
+
+/// An error for people, with an optional `hint:` line, and its kind for the error document.
+/// Always exit 2.
 #[derive(Debug)]
 pub struct CliError {
-    message: String,
-    hint: Option<String>,
+    body: ErrorBody,
 }
 
 impl CliError {
     /// A usage or input error.
     pub fn usage(message: impl Into<String>) -> CliError {
         CliError {
-            message: message.into(),
-            hint: None,
+            body: ErrorBody {
+                kind: ErrorKind::Usage,
+                message: message.into(),
+                hint: None,
+            },
+        }
+    }
+
+    /// An output file that could not be written.
+    pub fn write(message: impl Into<String>) -> CliError {
+        CliError {
+            body: ErrorBody {
+                kind: ErrorKind::Write,
+                ..CliError::usage(message).body
+            },
         }
     }
 
     /// Adds the `hint:` line.
     pub fn hint(mut self, hint: impl Into<String>) -> CliError {
-        self.hint = Some(hint.into());
+        self.body.hint = Some(hint.into());
         self
+    }
+
+    /// The error as the document states it.
+    pub fn body(&self) -> &ErrorBody {
+        &self.body
     }
 }
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error: {}", self.message)?;
-        if let Some(h) = &self.hint {
-            write!(f, "\nhint: {h}")?;
-        }
-        Ok(())
+        f.write_str(&error_text(&self.body))
     }
 }
 
-impl From<std::io::Error> for CliError {
-    fn from(e: std::io::Error) -> Self {
-        CliError::usage(e.to_string())
-    }
-}
-
-impl From<mcpseal::OpenError> for CliError {
-    fn from(e: mcpseal::OpenError) -> Self {
-        let hint = e.hint();
-        CliError::usage(e.to_string()).hint(hint)
-    }
-}
-
-impl From<mcpseal::probe::ProbeError> for CliError {
-    fn from(e: mcpseal::probe::ProbeError) -> Self {
-        match e {
-            mcpseal::probe::ProbeError::Open(e) => e.into(),
-            mcpseal::probe::ProbeError::UnknownTools(e) => CliError::usage(e.to_string())
-                .hint("`--call` names must match a tool in the server's `tools/list`"),
-        }
-    }
-}
-
-impl From<mcpseal::serve::ServeError> for CliError {
-    fn from(e: mcpseal::serve::ServeError) -> Self {
-        let hint = e.hint();
-        CliError::usage(e.to_string()).hint(hint)
-    }
-}
-
-impl From<mcpseal::guard::GuardError> for CliError {
-    fn from(e: mcpseal::guard::GuardError) -> Self {
-        let hint = e.hint();
-        CliError::usage(e.to_string()).hint(hint)
+impl<E: Described> From<E> for CliError {
+    fn from(e: E) -> Self {
+        CliError { body: e.body() }
     }
 }
 
@@ -94,5 +86,53 @@ impl Outcome {
             Outcome::NoVerdict => 2,
             Outcome::Interrupted(code) => code,
         }
+    }
+
+    /// 0 found nothing, 1 found something.
+    fn found(found: bool) -> Outcome {
+        if found { Outcome::Found } else { Outcome::Ok }
+    }
+
+    /// `lock`: 1 when refused by a rule or for a volatile surface.
+    pub fn of_lock(r: &LockReport) -> Outcome {
+        Outcome::found(r.outcome.refused())
+    }
+
+    /// `check`: 1 when the surface is not the locked one.
+    pub fn of_check(r: &CheckReport) -> Outcome {
+        Outcome::found(!r.matches)
+    }
+
+    /// `verify`: 1 when the endpoint drifted.
+    pub fn of_verify(r: &VerifyReport) -> Outcome {
+        Outcome::found(!r.matches)
+    }
+
+    /// `diff`: 1 when there is any change.
+    pub fn of_diff(r: &DiffReport) -> Outcome {
+        Outcome::found(!r.diff.is_empty())
+    }
+
+    /// `rpc`: 2 when the request got no answer.
+    pub fn of_rpc(r: &RpcReport) -> Outcome {
+        if r.error.is_some() {
+            Outcome::NoVerdict
+        } else {
+            Outcome::Ok
+        }
+    }
+
+    /// `probe`: 2 unless measured, else 1 with findings at or above `--fail-on`.
+    pub fn of_probe(report: &ProbeReport, fail_on: FailOn) -> Outcome {
+        if report.state != RunState::Measured {
+            return Outcome::NoVerdict;
+        }
+        let counts = |s: Severity| report.findings.iter().filter(|f| f.severity == s).count();
+        let failing = match fail_on {
+            FailOn::Error => counts(Severity::Error),
+            FailOn::Warning => counts(Severity::Error) + counts(Severity::Warning),
+            FailOn::Never => 0,
+        };
+        Outcome::found(failing > 0)
     }
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::args::{ConnectArgs, FormArg, OutputArgs, TargetArgs};
+use crate::args::{ConnectArgs, FormArg, Format, OutputArgs, TargetArgs};
 
 /// Where the server's version comes from, and the lock file.
 #[derive(Debug, Args, Clone)]
@@ -48,9 +48,9 @@ pub struct LockFileArgs {
 /// its page cap for two sides, `probe` and `snapshot` have their own formats).
 #[derive(Debug, Args, Clone)]
 pub struct ReportArgs {
-    /// Report format: `text`, `json`, `sarif` or `markdown`.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: mcpseal_report::Format,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text, ignore_case = true, value_name = "FORMAT")]
+    pub format: Format,
     /// Most pages read per list before refusing.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,
@@ -60,7 +60,6 @@ pub struct ReportArgs {
 #[derive(Debug, Args)]
 pub struct LockArgs {
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub lock: LockFileArgs,
     /// Leave this part of the surface out of the hash: a JSON Pointer, with `KEY=VALUE` to pick
     /// a list item (`/resources`, `/tools/name=clock/description`; `/` in a value is `~1`).
@@ -76,22 +75,16 @@ pub struct LockArgs {
     #[arg(long, value_name = "DURATION")]
     pub lock_timeout: Option<String>,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub report: ReportArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub version: VersionArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub rules: RuleArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub target: TargetArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub connect: ConnectArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }
 
@@ -99,25 +92,18 @@ pub struct LockArgs {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub lock: LockFileArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub report: ReportArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub version: VersionArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub rules: RuleArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub target: TargetArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub connect: ConnectArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }
 
@@ -132,28 +118,23 @@ pub struct VerifyArgs {
     #[arg(long, default_value = "10s", value_name = "DURATION")]
     pub wait: String,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub lock: LockFileArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub report: ReportArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub target: TargetArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub connect: ConnectArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }
 
 /// `mcpseal diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// Report format: `text`, `json`, `sarif` or `markdown`.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: mcpseal_report::Format,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text, ignore_case = true, value_name = "FORMAT")]
+    pub format: Format,
     /// Most pages read per list when a side is a live server.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,
@@ -168,9 +149,7 @@ pub struct DiffArgs {
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub connect: ConnectArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }

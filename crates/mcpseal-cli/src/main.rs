@@ -1,6 +1,9 @@
 //! The `mcpseal` binary: parse, resolve, one library call, render, exit code.
 //!
-//! Nothing a library user would need lives here; workflows are in the `mcpseal` crate.
+//! Nothing a library user would need lives here; workflows are in the `mcpseal` crate, and
+//! every document is typed and rendered by `mcpseal-report`. Exit codes are decided in one
+//! place ([`error::Outcome`]); with `--format json`, a run without a verdict also prints the
+//! JSON error document on stdout.
 
 mod args;
 mod commands;
@@ -15,9 +18,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::args::{Cli, Command};
+use crate::args::{Cli, Command, DocFormat, Format};
 use crate::error::{CliError, Outcome};
 use crate::interrupt::{Caught, Ended, Signals};
+use crate::publish_args::{CardCommand, RegistryCommand};
 
 /// The command's name in the `interrupted: …` line.
 fn name(command: &Command) -> &'static str {
@@ -57,21 +61,100 @@ async fn run(command: Command, signals: Signals) -> Result<Outcome, CliError> {
     }
 }
 
+/// Whether the command's output is JSON, so that an error is a JSON document too.
+fn wants_json(command: &Command) -> bool {
+    match command {
+        Command::Rpc(a) => a.format == DocFormat::Json,
+        Command::Snapshot(a) => a.format == DocFormat::Json,
+        Command::Probe(a) => a.format == Format::Json,
+        Command::Lock(a) => a.report.format == Format::Json,
+        Command::Check(a) => a.report.format == Format::Json,
+        Command::Verify(a) => a.report.format == Format::Json,
+        Command::Diff(a) => a.format == Format::Json,
+        Command::Registry(a) => match &a.command {
+            RegistryCommand::Stamp(x) | RegistryCommand::Check(x) => x.format == Format::Json,
+            RegistryCommand::Verify(x) => x.format == Format::Json,
+            RegistryCommand::List(x) => x.format == Format::Json,
+        },
+        Command::Card(a) => match &a.command {
+            CardCommand::Emit(_) => false,
+            CardCommand::Check(x) => x.format == Format::Json,
+        },
+        Command::Call(a) => a.format == Format::Json,
+        Command::Serve(a) => a.format == DocFormat::Json,
+        Command::Guard(_) => false,
+        Command::Replay(a) => a.format == commands::replay::ReplayFormat::Json,
+    }
+}
+
+/// Whether a command line clap refused asked for JSON: its `--format` (before any `--`), or,
+/// without one, `rpc` (whose default is JSON). Only for the error document of a parse error.
+fn asks_for_json(argv: &[String]) -> bool {
+    let words: Vec<&str> = argv
+        .iter()
+        .skip(1)
+        .map(String::as_str)
+        .take_while(|w| *w != "--")
+        .collect();
+    let format = words.iter().enumerate().find_map(|(i, w)| {
+        w.strip_prefix("--format=").or_else(|| {
+            (*w == "--format")
+                .then(|| words.get(i + 1).copied())
+                .flatten()
+        })
+    });
+    match format {
+        Some(f) => f.eq_ignore_ascii_case("json"),
+        None => words.iter().find(|w| !w.starts_with('-')) == Some(&"rpc"),
+    }
+}
+
+/// Parses the command line; a usage error is printed by clap (exit 2) and, when the command
+/// line asked for JSON, followed by the error document on stdout.
+fn parse() -> Result<Cli, ExitCode> {
+    let argv: Vec<String> = std::env::args().collect();
+    Cli::try_parse_from(&argv).map_err(|e| {
+        if e.use_stderr() && asks_for_json(&argv) {
+            let text = e.render().to_string();
+            let message = text
+                .lines()
+                .next()
+                .unwrap_or("the command line is not valid")
+                .trim_start_matches("error: ");
+            output::note(text.trim_end());
+            let doc = CliError::usage(message).hint("see `mcpseal --help`");
+            output::json_error(&doc);
+            return ExitCode::from(Outcome::NoVerdict.code());
+        }
+        // Help, version, and errors of commands that did not ask for JSON: clap's own output
+        // and exit code (0 for help and version, 2 for usage errors).
+        e.exit()
+    })
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(settings::worker_threads()?)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::usage(format!("could not start the async runtime: {e}")))
+}
+
 fn main() -> ExitCode {
     // The sandbox launcher runs before anything else starts a thread (see commands::sandbox).
     if let Some(args) = commands::sandbox::launcher_args() {
         return commands::sandbox::run(args);
     }
-    let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    let json = wants_json(&cli.command);
+    let runtime = match runtime() {
         Ok(r) => r,
         Err(e) => {
-            output::note(&format!("error: could not start the async runtime: {e}"));
-            return ExitCode::from(2);
+            output::error(&e, json);
+            return ExitCode::from(Outcome::NoVerdict.code());
         }
     };
     let name = name(&cli.command);
@@ -102,7 +185,7 @@ fn main() -> ExitCode {
         }
         Ended::Finished(Ok(outcome)) => ExitCode::from(outcome.code()),
         Ended::Finished(Err(e)) => {
-            output::note(&e.to_string());
+            output::error(&e, json);
             ExitCode::from(Outcome::NoVerdict.code())
         }
         Ended::Interrupted(caught, written) => {

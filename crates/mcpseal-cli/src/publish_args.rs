@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use crate::args::{ConnectArgs, OutputArgs};
+use crate::args::{ConnectArgs, Format, OutputArgs};
 
 /// `mcpseal registry`.
 #[derive(Debug, Args)]
@@ -55,10 +55,15 @@ pub struct ServerJsonArgs {
     #[arg(long, value_name = "PATH", requires = "also_mcp_surface")]
     pub mcp_surface_lock: Option<PathBuf>,
     /// Report format: `text`, `json`, `sarif` or `markdown`.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: mcpseal_report::Format,
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Format::Text,
+        ignore_case = true,
+        value_name = "FORMAT"
+    )]
+    pub format: Format,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }
 
@@ -94,13 +99,17 @@ pub struct RegistryVerifyArgs {
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,
     /// Report format: `text`, `json`, `sarif` or `markdown`.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: mcpseal_report::Format,
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Format::Text,
+        ignore_case = true,
+        value_name = "FORMAT"
+    )]
+    pub format: Format,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub access: RegistryAccessArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }
 
@@ -120,13 +129,17 @@ pub struct RegistryListArgs {
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub max_pages: u32,
     /// Report format: `text`, `json` or `markdown`.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: mcpseal_report::Format,
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Format::Text,
+        ignore_case = true,
+        value_name = "FORMAT"
+    )]
+    pub format: Format,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub access: RegistryAccessArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }
 
@@ -174,7 +187,6 @@ pub struct CardEmitArgs {
     #[arg(long, value_enum, default_value_t = ShapeArg::V1)]
     pub shape: ShapeArg,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }
 
@@ -188,12 +200,16 @@ pub struct CardCheckArgs {
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,
     /// Report format: `text`, `json`, `sarif` or `markdown`.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: mcpseal_report::Format,
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Format::Text,
+        ignore_case = true,
+        value_name = "FORMAT"
+    )]
+    pub format: Format,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub connect: ConnectArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }

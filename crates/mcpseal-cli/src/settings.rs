@@ -6,10 +6,44 @@ use std::time::Duration;
 use mcpseal::client::{Options, Target, parse_header};
 use mcpseal::surface::Form;
 use mcpseal::surface::lock::RuleOptions;
+use mcpseal::version_source::{self, VersionRequest};
 
 use crate::args::{ColorChoice, ConnectArgs, FormArg, TargetArgs};
 use crate::error::CliError;
-use crate::lock_args::RuleArgs;
+use crate::lock_args::{RuleArgs, VersionArgs};
+
+/// The environment variable that sets the async runtime's worker threads.
+pub const WORKER_THREADS_ENV: &str = "MCPSEAL_WORKER_THREADS";
+
+/// Worker threads of the async runtime: `MCPSEAL_WORKER_THREADS` when set (1 to 1024), else the
+/// available parallelism (cores, or the CPU quota of a container), at least 1.
+pub fn worker_threads() -> Result<usize, CliError> {
+    match std::env::var(WORKER_THREADS_ENV) {
+        Ok(raw) => raw
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=1024).contains(n))
+            .ok_or_else(|| {
+                CliError::usage(format!("`{WORKER_THREADS_ENV}={raw}` is not a thread count"))
+                    .hint(format!("set `{WORKER_THREADS_ENV}` to a whole number from 1 to 1024, or unset it to use every core"))
+            }),
+        Err(_) => Ok(std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)),
+    }
+}
+
+/// Resolves the version flags (before any server is started).
+pub fn version_request(args: &VersionArgs) -> Result<VersionRequest, CliError> {
+    let cwd = std::env::current_dir().map_err(|e| {
+        CliError::usage(format!("cannot read the working directory: {e}"))
+            .hint("run mcpseal from a directory that exists, or pass `--server-version X`")
+    })?;
+    Ok(version_source::resolve(
+        args.server_version.as_deref(),
+        args.manifest.as_deref(),
+        &cwd,
+    )?)
+}
 
 /// Parses `10s`, `500ms`, `2m` or a bare number of seconds.
 pub fn parse_duration(raw: &str) -> Result<Duration, CliError> {
@@ -140,6 +174,10 @@ pub fn rule_options(args: &RuleArgs) -> RuleOptions {
 }
 
 /// Whether to colour text written to stdout.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "asks whether stdout is a terminal; writes nothing"
+)]
 pub fn color(choice: ColorChoice, to_file: bool) -> bool {
     match choice {
         ColorChoice::Always => !to_file,

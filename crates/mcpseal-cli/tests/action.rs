@@ -6,6 +6,10 @@
 //!
 //! Linux x64 only: the other runners get the same Action in the release workflow's smoke job.
 #![cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs and runs the packaged action's scripts"
+)]
 
 mod dist_support;
 

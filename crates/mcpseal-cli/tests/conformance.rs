@@ -12,6 +12,11 @@
 //! Needs `bash tests/peers/install.sh` first (the suite, its Node 22 and the peers); a missing
 //! piece fails with the install hint, it is never skipped.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test starts the official suite and writes the observed records"
+)]
+
 #[path = "peers/harness.rs"]
 #[expect(
     dead_code,

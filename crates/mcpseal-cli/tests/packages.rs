@@ -7,6 +7,10 @@
 //!
 //! The npm and wheel tests are Linux x64 only (the host's package); the release workflow's
 //! smoke job installs the other platforms' packages on their runners.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes package files and starts node and the installed launchers"
+)]
 
 mod dist_support;
 

@@ -7,13 +7,11 @@
 //! the probe's exact set of rule ids, none crashed; `lock` then `check` passing on the unchanged
 //! server. The observed values are written to `target/peers-rows/<id>.json` whatever the outcome.
 //! `peers_doc_is_current` keeps `docs/peers.md` equal to what the expectations render to
-//! (`MCPSEAL_UPDATE_PEERS_DOC=1` rewrites it).
+//! (`cargo xtask generate peers` rewrites it; no test writes a file).
 //!
 //! Needs `bash tests/peers/install.sh` first (scripts/test runs it); a missing peer fails, it is
 //! never skipped.
 
-#[path = "peers/expect.rs"]
-mod expect;
 #[path = "peers/harness.rs"]
 mod harness;
 
@@ -22,8 +20,10 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use expect::{Counts, Expectations};
-use harness::{PeerRun, all_peers, peer, repo_root};
+use harness::{PeerExt, PeerRun, peer, repo_root};
+use mcpseal_peers as expect;
+use mcpseal_peers::all_peers;
+use mcpseal_peers::{Counts, Expectations};
 
 // No whole-test time assertion: every command has its deadline (`harness::COMMAND_DEADLINE`),
 // and nextest's `terminate-after` for this binary (.config/nextest.toml) stops a test that hangs
@@ -318,6 +318,10 @@ fn check_probe(
     }
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the observed rows are written for people to compare (target/peers-rows)"
+)]
 fn write_row(id: &str, row: &Value) {
     let dir = repo_root().join("target/peers-rows");
     std::fs::create_dir_all(&dir).expect("target/peers-rows");
@@ -362,18 +366,11 @@ fn every_peer_has_a_test_and_expectations() {
 /// `docs/peers.md` is what the expectations render to.
 #[test]
 fn peers_doc_is_current() {
-    let rendered = expect::render_doc();
-    let path = expect::doc_path();
-    if std::env::var_os("MCPSEAL_UPDATE_PEERS_DOC").is_some() {
-        std::fs::create_dir_all(path.parent().expect("docs/")).expect("docs/");
-        std::fs::write(&path, &rendered).expect("docs/peers.md written");
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    let rendered = expect::render_doc().unwrap_or_else(|e| panic!("{e}"));
+    let committed = std::fs::read_to_string(expect::doc_path()).unwrap_or_default();
     assert!(
         committed == rendered,
-        "docs/peers.md is stale\nhint: run `MCPSEAL_UPDATE_PEERS_DOC=1 cargo nextest run -p \
-         mcpseal --test peers peers_doc` and commit it"
+        "docs/peers.md is stale\nhint: run `cargo xtask generate peers` and commit it"
     );
 }
 

@@ -89,7 +89,10 @@ fn an_unknown_tool_is_a_usage_error_and_nothing_is_called() {
     let (code, out, err) = probe(&["--call", "bad_output={}", "--call", "nope={}"]);
     assert_eq!(code, 2, "{out}");
     assert!(err.contains("no tool named `nope`"), "{err}");
-    assert!(out.is_empty(), "no report is written: {out}");
+    // No report: the JSON error document (a usage error) is all that is written.
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("the error document");
+    assert_eq!(doc["error"]["kind"], "usage", "{out}");
+    assert!(doc.get("findings").is_none(), "no report is written: {out}");
 }
 
 #[test]

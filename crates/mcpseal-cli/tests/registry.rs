@@ -1,6 +1,10 @@
 //! `mcpseal registry stamp|check|verify|list` end to end: locks made by `mcpseal lock` against
 //! fixture servers over HTTP, server.json files stamped by the binary, and a local registry
 //! (`mcpseal-registry-fixture`) whose entries point at fixture servers started by the test.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs (server.json, locks)"
+)]
 
 mod lock_support;
 
@@ -266,6 +270,13 @@ fn no_block_unknown_entry_and_retries() {
     let missing = verify(&w, &registry, "io.github.me/nothing", &[]);
     assert_eq!(missing.code, 2);
     assert!(missing.stderr.contains("404"), "{}", missing.stderr);
+    // With --format json, each exit 2 is the error document, its kind the workflow error's.
+    for (out, kind) in [(&none, "badInput"), (&missing, "badInput")] {
+        let doc = out.json();
+        assert_eq!(doc["schemaVersion"], 1, "{}", out.stdout);
+        assert_eq!(doc["error"]["kind"], kind, "{}", out.stdout);
+        assert!(doc["error"]["hint"].is_string(), "{}", out.stdout);
+    }
 
     // Two 503s, then the registry answers: --attempts 3 gets there, --attempts 1 does not.
     w.write("server.json", &server_json(&fx.url, "1.0.0").to_string());
@@ -276,6 +287,12 @@ fn no_block_unknown_entry_and_retries() {
     let once = verify(&w, &flaky, &format!("{NAME}@1.0.0"), &[]);
     assert_eq!(once.code, 2, "{}", once.stderr);
     assert!(once.stderr.contains("HTTP 503"), "{}", once.stderr);
+    assert_eq!(
+        once.json()["error"]["kind"],
+        "unreachable",
+        "{}",
+        once.stdout
+    );
     let retried = verify(&w, &flaky, &format!("{NAME}@1.0.0"), &["--attempts", "3"]);
     assert_eq!(retried.code, 0, "{}", retried.stderr);
     // The first run used the first 503; this one meets the second, then an answer.

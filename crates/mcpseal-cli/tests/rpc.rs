@@ -1,4 +1,8 @@
 //! `mcpseal rpc` end to end: the built binary against the fixture over stdio and HTTP.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests write the params files they pass"
+)]
 
 use std::time::Duration;
 
@@ -226,7 +230,10 @@ fn usage_errors_are_exit_2_with_a_hint() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("error"), "{args:?}: {err}");
-        assert!(out.stdout.is_empty(), "{args:?}");
+        // JSON is rpc's default format: the error document, nothing else, on stdout.
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("error document");
+        assert_eq!(doc["error"]["kind"], "usage", "{args:?}");
+        assert!(doc.get("exchange").is_none(), "{args:?}");
     }
     let out = mcpseal()
         .args(["rpc", "tools/list", "--", "/nonexistent/server"])
@@ -288,7 +295,10 @@ fn a_params_file_that_is_missing_or_not_json_is_exit_2_naming_it() {
         assert!(err.contains(&path.display().to_string()), "{err}");
         assert!(err.contains(why), "{err}");
         assert!(err.contains("hint:"), "{err}");
-        assert!(out.stdout.is_empty());
+        // JSON is rpc's default format: the error document, and no exchange.
+        let doc = json_of(&out.stdout);
+        assert_eq!(doc["error"]["kind"], "usage", "{why}");
+        assert!(doc.get("exchange").is_none(), "{why}");
     }
 }
 

@@ -1,6 +1,10 @@
 //! `mcpseal serve` end to end: the example site locked and checked, mcpseal's own probe over
 //! stdio and HTTP (all rules, with a tool call), the CLI face and the deploy check with their exit
 //! codes, the config schema, and a clean stop on SIGTERM.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes site files and starts the binary and its peers"
+)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -127,6 +131,19 @@ fn the_example_site_is_locked_and_its_deploy_verifies() {
         (1.into(), 5.into(), 5.into())
     );
     assert_eq!(report["signature"]["status"], "off");
+    assert_check_schema(&report);
+}
+
+/// `doc` is valid against the committed `schemas/serve-check-report.schema.json`.
+fn assert_check_schema(doc: &Value) {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/serve-check-report.schema.json");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("committed schema"))
+            .expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let errors: Vec<String> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}\n{doc}");
 }
 
 #[test]
@@ -331,12 +348,34 @@ fn the_deploy_check_exit_codes() {
         "{out}"
     );
     assert!(out.starts_with("failed: 4 of 5"), "{out}");
+    let (code, out, _) = run(mcpseal()
+        .args(["serve", "--check", "--format", "json", "--config"])
+        .arg(&config));
+    assert_eq!(code, 1, "{out}");
+    let report: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(report["failures"][0]["reason"], "digest-mismatch", "{out}");
+    assert_check_schema(&report);
     std::fs::remove_file(site.path().join("public/site.sha256")).expect("rm");
     let (code, _, err) = run(mcpseal()
         .args(["serve", "--check", "--config"])
         .arg(&config));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("manifest") && err.contains("hint:"), "{err}");
+    // With `--format json` the same run prints the error document on stdout.
+    let (code, out, _) = run(mcpseal()
+        .args(["serve", "--check", "--format", "json", "--config"])
+        .arg(&config));
+    assert_eq!(code, 2, "{out}");
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("the error document");
+    assert_eq!(doc["schemaVersion"], 1, "{out}");
+    assert_eq!(doc["error"]["kind"], "unreachable", "{out}");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("manifest")),
+        "{out}"
+    );
+    assert!(doc["error"]["hint"].is_string(), "{out}");
     std::fs::write(&config, "[server]\nname = 1\n").expect("write");
     let (code, _, err) = run(mcpseal()
         .args(["serve", "--check", "--config"])

@@ -102,7 +102,11 @@ fn a_liar_is_refused_and_an_honest_server_is_not() {
     let (code, doc, err) = snapshot(&[], Target::Stdio(&["--mode", "liar"]));
     assert_eq!(code, 2, "{doc}");
     assert!(err.contains("answers every method"), "{err}");
-    assert!(doc.is_null(), "nothing on stdout");
+    assert_eq!(
+        doc["error"]["kind"], "untrustworthy",
+        "only the error document: {doc}"
+    );
+    assert!(doc.get("sha256").is_none(), "no snapshot: {doc}");
     let fx = HttpFixture::start(&["--mode", "liar"]);
     let (code, _, _) = snapshot(&[], Target::Url(&fx.url));
     assert_eq!(code, 2);
@@ -160,11 +164,19 @@ fn the_page_cap_is_refused_and_a_list_just_under_it_is_not() {
 fn unreachable_is_exit_2() {
     let (code, doc, err) = snapshot(&[], Target::Stdio(&["--mode", "strict-headers"]));
     assert_eq!(code, 2);
-    assert!(doc.is_null());
+    assert_eq!(
+        doc["error"]["kind"], "unreachable",
+        "only the error document: {doc}"
+    );
+    assert!(doc.get("sha256").is_none(), "no snapshot: {doc}");
     assert!(err.contains("could not be reached"), "{err}");
 }
 
 #[test]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "tests write their input files; nothing here is a lock"
+)]
 fn unserved_lists_are_null_and_shown_as_such() {
     let dir = tempfile::tempdir().expect("tempdir");
     let surface = dir.path().join("surface.json");

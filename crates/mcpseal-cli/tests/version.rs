@@ -1,5 +1,9 @@
 //! `mcpseal --version` names the commit the binary was built from (build.rs), so a bug report
 //! or a CI log says exactly which build ran.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test starts git and the binary to compare their commits"
+)]
 
 use std::process::Command;
 

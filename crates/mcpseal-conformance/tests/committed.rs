@@ -60,6 +60,10 @@ fn every_explanation_is_used_and_every_rule_exists() {
 }
 
 #[test]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "MCPSEAL_UPDATE_CONFORMANCE_DOC rewrites the doc (not yet an xtask artefact)"
+)]
 fn conformance_doc_is_current() {
     let map = ScenarioMap::load().unwrap_or_else(|e| panic!("{e}"));
     let records = read_records().unwrap_or_else(|e| panic!("{e}"));

@@ -1,6 +1,6 @@
 //! Rule pages for `docs/rules/`, generated from the registry (the rule's metadata and the doc
-//! comment above it). The committed pages are checked by `tests/docs.rs`; set
-//! `MCPSEAL_UPDATE_DOCS=1` to rewrite them.
+//! comment above it). `cargo xtask generate rules` writes the committed pages; `tests/docs.rs`
+//! and `cargo xtask check` fail when they are stale.
 
 use std::fmt::Write as _;
 

@@ -15,7 +15,7 @@
 //! Adding a rule: write `src/rules/sealNNN.rs` with the [`rule!`] macro (its doc comment is the
 //! rationale shown in `--list-rules` and `docs/rules/`), add one line to
 //! [`rules::REGISTRY`], teach the fixture the bad behaviour if needed, test both directions, and
-//! regenerate the docs (`MCPSEAL_UPDATE_DOCS=1 cargo test -p mcpseal-probe --test docs`).
+//! regenerate the docs (`cargo xtask generate rules`).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), mcpseal_client::ConnectError> {

@@ -1,6 +1,6 @@
 //! `docs/rules/` is generated from the rule sources: this test fails when a committed page is
-//! stale or missing. `MCPSEAL_UPDATE_DOCS=1 cargo test -p mcpseal-probe --test docs` rewrites
-//! them. Also pins the public rule ids: ids are permanent, never reused or renumbered.
+//! stale or missing (it never writes one: `cargo xtask generate rules` does). Also pins the
+//! public rule ids: ids are permanent, never reused or renumbered.
 
 use std::path::PathBuf;
 
@@ -11,25 +11,16 @@ fn docs_dir() -> PathBuf {
 #[test]
 fn rule_pages_are_up_to_date() {
     let dir = docs_dir();
-    let update = std::env::var_os("MCPSEAL_UPDATE_DOCS").is_some_and(|v| v == "1");
-    if update {
-        std::fs::create_dir_all(&dir).expect("create docs/rules");
-    }
-    let mut stale = Vec::new();
-    for (name, contents) in mcpseal_probe::docs::pages() {
-        let path = dir.join(&name);
-        let current = std::fs::read_to_string(&path).unwrap_or_default();
-        if current != contents {
-            if update {
-                std::fs::write(&path, contents).expect("write page");
-            } else {
-                stale.push(name);
-            }
-        }
-    }
+    let stale: Vec<String> = mcpseal_probe::docs::pages()
+        .into_iter()
+        .filter(|(name, contents)| {
+            std::fs::read_to_string(dir.join(name)).ok().as_ref() != Some(contents)
+        })
+        .map(|(name, _)| name)
+        .collect();
     assert!(
         stale.is_empty(),
-        "stale or missing pages in docs/rules: {stale:?}\nhint: run `MCPSEAL_UPDATE_DOCS=1 cargo test -p mcpseal-probe --test docs`"
+        "stale or missing pages in docs/rules: {stale:?}\nhint: run `cargo xtask generate rules`"
     );
 }
 

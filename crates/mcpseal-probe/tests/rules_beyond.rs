@@ -140,6 +140,10 @@ async fn header_findings_quote_each_accepted_probe() {
 }
 
 #[tokio::test]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "tests write their input files; nothing here is a lock"
+)]
 async fn header_probes_never_call_a_listed_tool() {
     // Only tools listed: the `Mcp-Name` probe falls back to `tools/call` of a made-up tool
     // with another made-up name in the header, and judges only a -32020 at the wrong status.

@@ -12,6 +12,7 @@ use std::str::FromStr;
 /// `--help` text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", value(rename_all = "lower"))]
 pub enum Format {
     /// Human-readable report with a verdict, for terminals
     #[default]
@@ -45,6 +46,35 @@ impl Format {
 }
 
 impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The formats of commands whose result is one document, not a set of findings (`snapshot`,
+/// `rpc`): text for people, or the JSON document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", value(rename_all = "lower"))]
+pub enum DocFormat {
+    /// For people
+    #[default]
+    Text,
+    /// The public JSON document (`schemaVersion: 1`)
+    Json,
+}
+
+impl DocFormat {
+    /// `text` or `json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocFormat::Text => "text",
+            DocFormat::Json => "json",
+        }
+    }
+}
+
+impl fmt::Display for DocFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }

@@ -1,9 +1,12 @@
-//! Findings, run states and the reports that carry them.
+//! Findings, run states and the typed report of every command.
 //!
 //! This crate is data and renderers only: no I/O, no async, no knowledge of transports. The probe
-//! and the surface checks *produce* [`Finding`]s and [`ProbeReport`]s; this crate renders them as
-//! text, JSON, SARIF 2.1.0 or Markdown. A renderer can never change a verdict: `ready`, the run
-//! state and the exit code are derived from the data before any rendering happens.
+//! and the surface checks *produce* [`Finding`]s and [`ProbeReport`]s; the `mcpseal` facade fills
+//! the command documents ([`Snapshot`], [`LockReport`], [`CheckReport`], [`VerifyReport`],
+//! [`DiffReport`], [`RpcReport`], [`ErrorDocument`]); this crate renders them as text, JSON,
+//! SARIF 2.1.0 or Markdown, and generates their JSON Schemas ([`schemas`]). A renderer can never
+//! change a verdict: `ready`, the run state and the exit code are derived from the data before
+//! any rendering happens.
 //!
 //! Evidence is kept as plain JSON (the serialised exchanges of `mcpseal-client`), so this crate
 //! does not depend on the client and stays cheap to build, test and fuzz.
@@ -42,23 +45,40 @@
 #![deny(missing_docs)]
 
 pub mod call;
+mod document;
 mod format;
 mod model;
 pub mod publish;
+mod record;
 mod render;
 pub mod replay;
+pub mod schemas;
 
-pub use format::{Format, ParseFormatError};
+pub use document::{
+    CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument, ErrorKind,
+    LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RpcReport, SideKind,
+    Snapshot, VerifyReport, contradiction_warnings, drift_findings, drift_rules, rule_id,
+    unreachable_hint,
+};
+pub use format::{DocFormat, Format, ParseFormatError};
 pub use model::{
     AccessRefusal, CrashedRule, Finding, Incomplete, ProbeReport, Remediation, RuleInfo, RunState,
     Severity, Summary, ToolInfo, sort_findings,
 };
+pub use record::{
+    Evidence, ExchangeRecord, HeaderRecord, RawHttpRecord, TransportErrorRecord, TransportName,
+};
 pub use render::sarif::{FINGERPRINT_KEY, SARIF_SCHEMA_URI};
 pub use render::{
-    ExecutionNotification, RenderOptions, SarifRun, render_findings_markdown,
-    render_findings_sarif, render_findings_text, render_probe,
+    ExecutionNotification, RenderOptions, SarifRun, check_notes, error_text, lock_notes,
+    need_phrase, probe_notes, render_changes_text, render_check, render_diff, render_error,
+    render_findings_markdown, render_findings_sarif, render_findings_text, render_lock,
+    render_probe, render_rpc, render_rule_list, render_snapshot, render_verify, rpc_notes,
+    verify_notes,
 };
 
-/// The JSON Schema (2020-12) of the probe report's JSON form (`schemaVersion: 1`), as shipped in
-/// `schema/probe-report.schema.json`. The JSON renderer's output validates against it (tested).
-pub const PROBE_REPORT_SCHEMA: &str = include_str!("../schema/probe-report.schema.json");
+/// The JSON Schema (2020-12) of the probe report's JSON form ([`ProbeDocument`],
+/// `schemaVersion: 1`), as committed in `schemas/probe-report.schema.json` (generated from the
+/// type; `cargo xtask check` keeps it current). The JSON renderer's output validates against
+/// it (tested).
+pub const PROBE_REPORT_SCHEMA: &str = include_str!("../../../schemas/probe-report.schema.json");

@@ -3,11 +3,16 @@
 
 use std::cmp::Ordering;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::record::{Evidence, TransportName};
+
 /// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// A client of the target revision will not work against this server.
@@ -27,7 +32,7 @@ impl Severity {
 }
 
 /// Who has to fix a finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Remediation {
     /// Upgrading the MCP SDK makes it disappear.
@@ -47,16 +52,19 @@ impl Remediation {
 }
 
 /// One violation, with the evidence that proves it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("additionalProperties" = false))]
 pub struct Finding {
     /// The permanent id of the rule that found it (e.g. `SEAL001`).
+    #[schemars(length(min = 1))]
     pub rule_id: String,
     /// Severity of this finding (a rule may lower its default for a milder variant).
     pub severity: Severity,
     /// Who has to fix it.
     pub remediation: Remediation,
     /// What is wrong, in one line.
+    #[schemars(length(min = 1))]
     pub title: String,
     /// What the probe saw, quoting real values.
     pub observed: String,
@@ -68,6 +76,7 @@ pub struct Finding {
     pub spec_ref: String,
     /// The exchanges behind the verdict (serialised `mcpseal_client::Exchange`s or raw HTTP
     /// previews), credentials redacted.
+    #[schemars(with = "Vec<Evidence>")]
     pub evidence: Vec<Value>,
 }
 
@@ -91,7 +100,7 @@ pub fn sort_findings(findings: &mut [Finding]) {
 }
 
 /// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RunState {
     /// Every probe was answered: the findings are the whole truth.
@@ -103,12 +112,14 @@ pub enum RunState {
 }
 
 /// Why a run is incomplete.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("additionalProperties" = false))]
 pub struct Incomplete {
     /// Probes sent.
     pub probes: usize,
     /// Probes that got no answer.
+    #[schemars(range(min = 1))]
     pub failed: usize,
     /// The first transport error.
     pub reason: String,
@@ -116,8 +127,9 @@ pub struct Incomplete {
 
 /// Probes refused for authorization: a 401 (or 403) is not an answer to the method, so none is
 /// judged, and the run is incomplete.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("additionalProperties" = false))]
 pub struct AccessRefusal {
     /// Probes refused.
     pub refused: usize,
@@ -137,8 +149,9 @@ pub struct AccessRefusal {
 }
 
 /// Counts over the findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("additionalProperties" = false))]
 pub struct Summary {
     /// Rules run.
     pub checks: usize,
@@ -177,22 +190,27 @@ impl Summary {
 }
 
 /// A rule that panicked or errored; the run went on without it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("additionalProperties" = false))]
 pub struct CrashedRule {
     /// The rule.
+    #[schemars(length(min = 1))]
     pub rule_id: String,
     /// What went wrong.
     pub error: String,
 }
 
 /// The static description of a rule (for `--list-rules`, SARIF drivers, docs).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("additionalProperties" = false))]
 pub struct RuleInfo {
     /// Permanent id.
+    #[schemars(length(min = 1))]
     pub id: String,
     /// Title.
+    #[schemars(length(min = 1))]
     pub title: String,
     /// Default severity.
     pub severity: Severity,
@@ -201,6 +219,7 @@ pub struct RuleInfo {
     /// Spec link.
     pub spec_ref: String,
     /// Transports it applies to (`stdio`, `http`).
+    #[schemars(with = "Vec<TransportName>", extend("uniqueItems" = true))]
     pub transports: Vec<String>,
     /// The mcp-stateless rule it corresponds to, if any (`MCP0NN`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -210,29 +229,37 @@ pub struct RuleInfo {
 }
 
 /// The tool that made a report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
 pub struct ToolInfo {
     /// `mcpseal`.
+    #[schemars(length(min = 1))]
     pub name: String,
     /// Its version.
     pub version: String,
 }
 
-/// A conformance probe run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A conformance probe run. Its JSON form is [`crate::ProbeDocument`] (this report, plus an
+/// `error` when the run has no verdict).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("additionalProperties" = false))]
 pub struct ProbeReport {
     /// Always 1 for this shape.
+    #[schemars(schema_with = "crate::document::const_one")]
     pub schema_version: u32,
     /// The tool.
     pub tool: ToolInfo,
-    /// The URL or command line probed.
+    /// The URL or command line probed (credentials masked by the producer).
     pub target: String,
     /// `stdio` or `http`.
+    #[schemars(with = "TransportName")]
     pub transport: String,
     /// The revision judged against (`2026-07-28`).
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
     pub target_revision: String,
     /// RFC 3339 start time.
+    #[schemars(extend("format" = "date-time"))]
     pub started_at: String,
     /// Run time.
     pub duration_ms: u64,

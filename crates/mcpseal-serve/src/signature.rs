@@ -52,7 +52,7 @@ pub struct SignaturePolicy {
 }
 
 /// Who signed, as verified.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Signer {
     /// The certificate's SAN.
@@ -65,7 +65,7 @@ pub struct Signer {
 }
 
 /// The state of the manifest's signature, as every result reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "status", rename_all = "camelCase")]
 pub enum SignatureStatus {
     /// `signature_mode = "off"`: not checked.

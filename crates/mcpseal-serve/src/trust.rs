@@ -80,7 +80,7 @@ impl std::fmt::Debug for Trust {
 }
 
 /// One failing entry of a deploy check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckFailure {
     /// The manifest path.
@@ -96,11 +96,14 @@ pub struct CheckFailure {
     pub detail: String,
 }
 
-/// The result of `mcpseal serve --check`: the signature and every entry re-hashed.
-#[derive(Debug, Clone, Serialize)]
+/// The result of `mcpseal serve --check`: the signature and every entry re-hashed. Its JSON
+/// Schema is `schemas/serve-check-report.schema.json`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[schemars(title = "mcpseal serve --check report")]
 #[serde(rename_all = "camelCase")]
 pub struct DeployCheck {
     /// Always 1 for this shape.
+    #[schemars(range(min = 1, max = 1))]
     pub schema_version: u32,
     /// The origin (base URL or directory).
     pub origin: String,

@@ -2,6 +2,7 @@
 //! bundle does not cover its manifest.
 
 #![cfg(feature = "sigstore")]
+#![expect(clippy::disallowed_methods, reason = "the test writes its inputs")]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The trust model against real origins: a directory and a loopback HTTP file server, with a
 //! manifest written by the real `sha256sum`.
+#![expect(clippy::disallowed_methods, reason = "the test writes its inputs")]
 
 mod common;
 

@@ -5,7 +5,6 @@
 //! for its item, once for the document). With `--features differential`, the reference path (the
 //! pipeline before the fast path) runs in the same group. Figures and commands: BENCHMARKS.md,
 //! section "Surface fingerprint".
-#![allow(missing_docs, reason = "criterion macros generate undocumented items")]
 
 #[path = "common/generate.rs"]
 mod generate;

@@ -7,8 +7,11 @@
 //! bytes → `Surface` → mcpseal/1 fingerprint). `cargo bench -p mcpseal-surface --bench
 //! peak_rss`; `MCPSEAL_BENCH_TOOLS` sets the tool count (default 10 000);
 //! `MCPSEAL_PEAK_WRITE=FILE` only writes the generated capture to FILE and exits.
-#![allow(missing_docs, reason = "bench binary")]
-#![allow(clippy::print_stdout, reason = "a bench binary reports on stdout")]
+#![expect(clippy::print_stdout, reason = "a bench binary reports on stdout")]
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the bench writes its input and measures itself in child processes"
+)]
 
 #[path = "common/generate.rs"]
 mod generate;

@@ -75,6 +75,10 @@ enum Expect {
 }
 
 #[test]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "tests write their input files; nothing here is a lock"
+)]
 fn python_cli_reads_a_file() {
     // The batch mode runs in-process; run the real command line once, on a file.
     let file = common::read_json("mcpseal-1-vectors.json");

@@ -2,13 +2,13 @@
 
 use std::path::PathBuf;
 
-use mcpseal_client::Connection;
-use mcpseal_surface::lock::{LockDecision, Need, Relation, RuleOptions, decide_lock, exclude};
-use mcpseal_surface::{jcs, sha256_hex};
+use mcpseal_client::{Connection, Options, Target};
+use mcpseal_surface::lock::{LockDecision, Need, Relation, RuleOptions, compare, decide_lock};
 
-use crate::diff::{change_kinds, engine};
-use crate::lock::{WorkflowError, capture, read_lock};
-use crate::version_source::{SourcedVersion, VersionRequest, settle};
+use crate::lock::{WorkflowError, capture, read_lock, require_lock};
+use crate::version_source::{VersionRequest, settle};
+
+pub use mcpseal_report::CheckReport;
 
 /// How to check.
 #[derive(Debug, Clone)]
@@ -21,31 +21,6 @@ pub struct CheckOptions {
     pub rules: RuleOptions,
     /// Where the version comes from.
     pub version: VersionRequest,
-}
-
-/// The result of `check`.
-#[derive(Debug, Clone)]
-pub struct CheckReport {
-    /// Same surface as locked (exit 0) or not (exit 1).
-    pub matches: bool,
-    /// The server version against the lock's.
-    pub relation: Relation,
-    /// The lock's version.
-    pub locked_version: String,
-    /// The server version used.
-    pub version: SourcedVersion,
-    /// The version the server reports in `serverInfo`.
-    pub reported_version: Option<String>,
-    /// Locked → live.
-    pub diff: engine::SurfaceDiff,
-    /// The lock's exclusions.
-    pub exclude: Vec<String>,
-    /// What the change needs under the rules.
-    pub need: Need,
-    /// The smallest version `mcpseal lock` would accept for this change.
-    pub accepted_from: Option<semver::Version>,
-    /// Whether `mcpseal lock` would accept the change under the current version.
-    pub lock_would_accept: bool,
 }
 
 /// Compares the server with the lock (see the `check` rules in `mcpseal_surface::lock::rules`).
@@ -68,19 +43,12 @@ pub async fn check(
     let captured = capture(conn, lock.form, options.page_cap).await?;
     let reported = captured.raw.reported_version();
     let version = settle(&options.version, reported.as_deref())?;
-    let live = exclude::apply(
+    let comparison = compare(
+        &lock.declared,
         &captured.surface.canonical_value(lock.form),
         &lock.declared.exclude,
     );
-    let locked = lock.declared.hashed_surface();
-    let matches = sha256_hex(&jcs(&live)) == lock.declared.sha256;
-    let diff = if matches {
-        engine::SurfaceDiff::default()
-    } else {
-        engine::diff(&locked, &live)
-    };
-    let mut kinds = change_kinds(&diff);
-    kinds.any = kinds.any || !matches;
+    let kinds = comparison.kinds();
     let need = Need::of(&kinds, &options.rules);
     let decision = decide_lock(
         Some(&locked_version),
@@ -89,20 +57,42 @@ pub async fn check(
         &options.rules,
     );
     Ok(CheckReport {
-        matches,
-        relation: Relation::of(&locked_version, &version.version),
+        schema_version: 1,
+        matches: comparison.matches(),
+        lock: options.path.display().to_string(),
+        target: conn.target().display(),
         locked_version: lock.declared.version.clone(),
-        version,
+        version: version.version.to_string(),
+        version_source: version.source,
         reported_version: reported,
-        diff,
+        relation: Relation::of(&locked_version, &version.version),
         exclude: lock
             .declared
             .exclude
             .iter()
             .map(|p| p.as_str().to_owned())
             .collect(),
-        need,
-        accepted_from: (need != Need::Nothing).then(|| need.smallest_after(&locked_version)),
+        accepted_from: (need != Need::Nothing)
+            .then(|| need.smallest_after(&locked_version).to_string()),
         lock_would_accept: matches!(decision, LockDecision::Accept),
+        need,
+        diff: comparison.diff.into(),
     })
+}
+
+/// `mcpseal check`: refuses a missing lock before starting the server, then opens `target`,
+/// checks, closes.
+///
+/// # Errors
+/// [`WorkflowError`].
+pub async fn run(
+    target: &Target,
+    connect: Options,
+    options: &CheckOptions,
+) -> Result<CheckReport, WorkflowError> {
+    require_lock(&options.path)?;
+    let conn = crate::open(target, connect).await?;
+    let result = check(&conn, options).await;
+    conn.close().await;
+    result.map_err(|e| e.with_server_stderr(&conn.diagnostics()))
 }

@@ -1,7 +1,10 @@
 //! Opening a connection with the errors a user can act on.
 
 use mcpseal_client::{ConnectError, Connection, Options, Target};
+use mcpseal_report::{ErrorBody, ErrorKind};
 use thiserror::Error;
+
+use crate::described::Described;
 
 /// A server could not even be contacted.
 #[derive(Debug, Error)]
@@ -25,6 +28,25 @@ impl OpenError {
             _ => "check the target",
         }
     }
+
+    /// What kind of trouble, for the error document: a malformed target is a usage error, a
+    /// server that cannot be started or contacted is unreachable.
+    pub fn kind(&self) -> ErrorKind {
+        match self.source {
+            ConnectError::InvalidUrl(_) | ConnectError::EmptyCommand => ErrorKind::Usage,
+            _ => ErrorKind::Unreachable,
+        }
+    }
+}
+
+impl Described for OpenError {
+    fn body(&self) -> ErrorBody {
+        ErrorBody {
+            kind: self.kind(),
+            message: self.to_string(),
+            hint: Some(self.hint().to_owned()),
+        }
+    }
 }
 
 /// What to do about a server nothing could be learned from, judged from the reason the client
@@ -32,19 +54,9 @@ impl OpenError {
 /// credential, a wrong path), an HTTP endpoint that could not be reached, or a stdio server
 /// that did not answer on stdout.
 pub fn unreachable_hint(reason: &str) -> &'static str {
-    let http_answer = reason.starts_with("HTTP ")
-        || reason.starts_with("refused with HTTP ")
-        || reason.contains("HTTP 4")
-        || reason.contains("HTTP 5");
-    if http_answer {
-        "the endpoint answered over HTTP, but not with MCP (status and body above): check the URL's path; a 401/403 usually wants a credential (`--header 'Authorization: Bearer …'`), and a server that checks `Host` against DNS rebinding may accept only `localhost`: try the URL with `localhost` instead of `127.0.0.1`"
-    } else if reason.contains("error sending request") || reason.contains("url (http") {
-        "check that the server is running and listening at that URL (host, port and path); `mcpseal rpc server/discover URL` shows the raw exchange"
-    } else if reason.contains("no answer to") {
-        "the server did not answer in time: a server that starts slowly (an interpreter under load) needs a longer `--startup-timeout` (stdio, default 30s) or `--timeout`; otherwise check that it speaks MCP on stdout"
-    } else {
-        "check that the server starts and speaks MCP on stdout (or that the URL is right); `mcpseal rpc server/discover TARGET` shows the raw exchange"
-    }
+    // Pure words over the reason: defined in the report crate, whose probe report states the
+    // same hint in its error.
+    mcpseal_report::unreachable_hint(reason)
 }
 
 /// Opens a connection to `target`.

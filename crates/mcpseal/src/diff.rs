@@ -1,39 +1,25 @@
 //! `mcpseal diff` and the diff plumbing shared by `lock`, `check` and `verify`.
 //!
-//! The classification itself is `mcpseal_surface::diff` (pure); this module loads the two
-//! sides (lock file, snapshot JSON, raw capture, or a live server), applies the exclusions a
-//! lock file records, and maps changes to the lock rules' [`ChangeKinds`] and to report
-//! [`Finding`]s.
-//!
-//! # JSON document (`--format json`, `schemaVersion: 1`)
-//!
-//! ```json
-//! {"schemaVersion": 1,
-//!  "changes": [{"class": "breaking", "path": "/tools/name=echo", "item": "tool echo",
-//!               "before": {…}, "after": {…}, "explanation": "…"}],
-//!  "summary": {"breaking": 1, "security": 0, "additive": 0, "cosmetic": 0, "unjudged": 0},
-//!  "requiredBump": "major"}
-//! ```
-//!
-//! `before`/`after` are left out when the value is absent on that side; `item` is `null` for a
-//! whole list or the document. Changes are in the engine's order (by path).
-//!
-//! # Findings
-//!
-//! Each change becomes a finding with rule id `drift/<class>` (`drift/breaking`,
-//! `drift/security`, `drift/additive`, `drift/cosmetic`, `drift/unjudged`), severity `error` for
-//! breaking and `warning` otherwise, title = the explanation, observed = item and path, and
-//! evidence = `{path, before, after}`.
+//! The classification itself is `mcpseal_surface::diff` (pure) and the document is
+//! [`mcpseal_report::DiffReport`]; this module loads the two sides (lock file, snapshot JSON,
+//! raw capture, or a live server, captured here) and applies the exclusions a lock file
+//! records. The changes as findings (rule ids `drift/<class>`) are
+//! [`mcpseal_report::drift_findings`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use mcpseal_report::{Finding, Remediation, RuleInfo, Severity};
+use mcpseal_client::{Options, Target};
+use mcpseal_report::{DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorKind, SideKind};
 use mcpseal_surface::lock::{ChangeKinds, LockError, LockFile, Pointer, exclude};
 use mcpseal_surface::{Form, Surface};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use thiserror::Error;
 
-use engine::{ChangeClass, SurfaceDiff};
+use crate::connect::OpenError;
+use crate::described::Described;
+use crate::snapshot::{SnapshotError, SnapshotOptions, capture_trusted};
+use engine::SurfaceDiff;
+pub use mcpseal_report::{drift_findings, drift_rules, rule_id};
 pub use mcpseal_surface::diff as engine;
 
 /// One side of a diff: a canonical surface and the exclusions its lock recorded.
@@ -47,8 +33,42 @@ pub struct Side {
     pub exclude: Vec<Pointer>,
     /// The version a lock file records.
     pub version: Option<String>,
-    /// What it is, for people: `lock file`, `snapshot`, `raw capture`, `server`.
-    pub kind: &'static str,
+    /// What it is.
+    pub kind: SideKind,
+    /// The file as given, or the server as reports name it.
+    pub source: String,
+}
+
+impl Side {
+    /// The report's description of this side.
+    pub fn describe(&self) -> DiffSide {
+        DiffSide {
+            kind: self.kind,
+            source: self.source.clone(),
+            form: self.form,
+            version: self.version.clone(),
+        }
+    }
+}
+
+/// A side as the user named it: a file to load, or a server to capture.
+#[derive(Debug, Clone)]
+pub enum SideSpec {
+    /// A lock file, snapshot JSON or raw capture.
+    File(PathBuf),
+    /// A live server.
+    Server(Target),
+}
+
+impl SideSpec {
+    /// An `http://` or `https://` URL is a server; anything else is a file.
+    pub fn parse(raw: &str) -> SideSpec {
+        if raw.starts_with("http://") || raw.starts_with("https://") {
+            SideSpec::Server(Target::http(raw.to_owned()))
+        } else {
+            SideSpec::File(PathBuf::from(raw))
+        }
+    }
 }
 
 /// Why a diff could not be made (exit 2).
@@ -84,6 +104,18 @@ pub enum DiffError {
     /// The two sides are in different canonical forms.
     #[error("the two sides are in different forms (`{0}` and `{1}`)")]
     FormMismatch(Form, Form),
+    /// A server side could not be contacted.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// A server side gave no trustworthy surface.
+    #[error("no trustworthy surface from `{target}`: {source}")]
+    Capture {
+        /// The server.
+        target: String,
+        /// Why.
+        #[source]
+        source: SnapshotError,
+    },
 }
 
 impl DiffError {
@@ -94,9 +126,35 @@ impl DiffError {
             DiffError::FormMismatch(..) => {
                 "compare surfaces of one form: re-run `mcpseal snapshot --form …` or `mcpseal lock --form …` to match"
             }
-            _ => {
+            DiffError::Open(e) => e.hint(),
+            DiffError::Capture { source, .. } => source.hint(),
+            DiffError::Read { .. } | DiffError::Unknown { .. } => {
                 "pass a `surface.lock.json`, the output of `mcpseal snapshot --format json`, a raw capture (`--save-capture`), an http(s) URL, or `-- COMMAND` as the second side"
             }
+        }
+    }
+}
+
+impl DiffError {
+    /// What kind of trouble, for the error document.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            DiffError::Lock { .. } => ErrorKind::BadLock,
+            DiffError::Read { .. } | DiffError::Unknown { .. } | DiffError::FormMismatch(..) => {
+                ErrorKind::BadInput
+            }
+            DiffError::Open(e) => e.kind(),
+            DiffError::Capture { source, .. } => source.kind(),
+        }
+    }
+}
+
+impl Described for DiffError {
+    fn body(&self) -> ErrorBody {
+        ErrorBody {
+            kind: self.kind(),
+            message: self.to_string(),
+            hint: Some(self.hint().to_owned()),
         }
     }
 }
@@ -136,7 +194,8 @@ pub fn load_file(path: &Path) -> Result<Side, DiffError> {
             surface: lock.declared.surface,
             exclude: lock.declared.exclude,
             version: Some(lock.declared.version),
-            kind: "lock file",
+            kind: SideKind::LockFile,
+            source: shown,
         });
     }
     if let (Some(surface), Some(_)) = (doc.get("surface"), doc.get("sha256")) {
@@ -151,7 +210,8 @@ pub fn load_file(path: &Path) -> Result<Side, DiffError> {
             surface: surface.clone(),
             exclude: Vec::new(),
             version: None,
-            kind: "snapshot",
+            kind: SideKind::Snapshot,
+            source: shown,
         });
     }
     if doc.get("lists").is_some() && doc.get("era").is_some() {
@@ -161,7 +221,8 @@ pub fn load_file(path: &Path) -> Result<Side, DiffError> {
             surface: surface.canonical_value(Form::McpSeal1),
             exclude: Vec::new(),
             version: None,
-            kind: "raw capture",
+            kind: SideKind::RawCapture,
+            source: shown,
         });
     }
     Err(unknown(
@@ -169,14 +230,15 @@ pub fn load_file(path: &Path) -> Result<Side, DiffError> {
     ))
 }
 
-/// A live server's side, in `form`.
-pub fn server_side(surface: &Surface, form: Form) -> Side {
+/// A live server's side, in `form`; `source` names it (`Target::display`).
+pub fn server_side(surface: &Surface, form: Form, source: String) -> Side {
     Side {
         form,
         surface: surface.canonical_value(form),
         exclude: Vec::new(),
         version: None,
-        kind: "server",
+        kind: SideKind::Server,
+        source,
     }
 }
 
@@ -196,159 +258,109 @@ pub fn diff_sides(a: &Side, b: &Side) -> Result<SurfaceDiff, DiffError> {
     ))
 }
 
-/// The lock rules' view of a diff.
+/// The lock rules' view of a diff ([`ChangeKinds::of`]).
 pub fn change_kinds(diff: &SurfaceDiff) -> ChangeKinds {
-    ChangeKinds {
-        any: !diff.is_empty(),
-        breaking: diff.has(ChangeClass::Breaking),
-        security: diff.has(ChangeClass::Security),
-        additive: diff.has(ChangeClass::Additive),
-    }
+    ChangeKinds::of(diff)
 }
 
-/// The public JSON document of a diff (see the module docs).
+/// The public JSON document of a diff ([`DiffDocument`]) as a JSON value.
 pub fn document(diff: &SurfaceDiff) -> Value {
-    let changes: Vec<Value> = diff
-        .changes
-        .iter()
-        .map(|c| {
-            let mut m = Map::new();
-            m.insert("class".into(), Value::from(c.class.as_str()));
-            m.insert("path".into(), Value::from(c.path.clone()));
-            m.insert(
-                "item".into(),
-                c.item.clone().map_or(Value::Null, Value::from),
-            );
-            if let Some(b) = &c.before {
-                m.insert("before".into(), b.clone());
-            }
-            if let Some(a) = &c.after {
-                m.insert("after".into(), a.clone());
-            }
-            m.insert("explanation".into(), Value::from(c.explanation.clone()));
-            Value::Object(m)
-        })
-        .collect();
-    let s = diff.summary();
-    json!({
-        "schemaVersion": 1,
-        "changes": changes,
-        "summary": {"breaking": s.breaking, "security": s.security, "additive": s.additive,
-                    "cosmetic": s.cosmetic, "unjudged": s.unjudged},
-        "requiredBump": diff.required_bump().as_str(),
+    serde_json::to_value(DiffDocument::of(diff)).unwrap_or(Value::Null)
+}
+
+/// `mcpseal diff A B`: loads the file sides first (their form decides the form a live side is
+/// captured in; `mcpseal/1` when both are servers), captures the server sides one after the
+/// other, and diffs them with the union of the recorded exclusions.
+///
+/// # Errors
+/// [`DiffError`].
+pub async fn run(
+    a: &SideSpec,
+    b: &SideSpec,
+    connect: Options,
+    page_cap: usize,
+) -> Result<DiffReport, DiffError> {
+    let load = |spec: &SideSpec| match spec {
+        SideSpec::File(p) => load_file(p).map(Some),
+        SideSpec::Server(_) => Ok(None),
+    };
+    let (fa, fb) = (load(a)?, load(b)?);
+    let form = fa
+        .as_ref()
+        .or(fb.as_ref())
+        .map_or(Form::McpSeal1, |s| s.form);
+    let a = side(a, fa, &connect, form, page_cap).await?;
+    let b = side(b, fb, &connect, form, page_cap).await?;
+    let diff = diff_sides(&a, &b)?;
+    Ok(DiffReport {
+        diff: diff.into(),
+        a: a.describe(),
+        b: b.describe(),
     })
 }
 
-/// The rule id of a class: `drift/<class>`.
-pub fn rule_id(class: ChangeClass) -> String {
-    format!("drift/{}", class.as_str())
-}
-
-const SPEC_REF: &str = "https://github.com/mcpseal/mcpseal/blob/main/SPEC.md#9-lock-file";
-
-/// The drift rule catalogue (for SARIF drivers): one rule per class.
-pub fn drift_rules() -> Vec<RuleInfo> {
-    ChangeClass::ALL
-        .iter()
-        .map(|&class| RuleInfo {
-            id: rule_id(class),
-            title: match class {
-                ChangeClass::Breaking => "A change that can break an existing client",
-                ChangeClass::Security => {
-                    "A change a reviewer must see (more power, or new text for the model)"
-                }
-                ChangeClass::Additive => "Compatible growth",
-                ChangeClass::Cosmetic => "Presentation only",
-                ChangeClass::Unjudged => "A change mcpseal does not judge",
-            }
-            .into(),
-            severity: severity(class),
-            remediation: Remediation::Application,
-            spec_ref: SPEC_REF.into(),
-            transports: vec!["stdio".into(), "http".into()],
-            anchor_id: None,
-            rationale: format!(
-                "Surface changes of class `{}` need at least a {} version bump.",
-                class.as_str(),
-                class.bump().as_str()
-            ),
-        })
-        .collect()
-}
-
-fn severity(class: ChangeClass) -> Severity {
-    if class == ChangeClass::Breaking {
-        Severity::Error
-    } else {
-        Severity::Warning
+/// The loaded file side, or the server side captured now.
+async fn side(
+    spec: &SideSpec,
+    loaded: Option<Side>,
+    connect: &Options,
+    form: Form,
+    page_cap: usize,
+) -> Result<Side, DiffError> {
+    match (spec, loaded) {
+        (_, Some(side)) => Ok(side),
+        (SideSpec::Server(target), None) => {
+            capture_side(target, connect.clone(), form, page_cap).await
+        }
+        (SideSpec::File(p), None) => load_file(p),
     }
 }
 
-/// Each change as a finding (see the module docs).
-pub fn findings(diff: &SurfaceDiff) -> Vec<Finding> {
-    diff.changes
-        .iter()
-        .map(|c| Finding {
-            rule_id: rule_id(c.class),
-            severity: severity(c.class),
-            remediation: Remediation::Application,
-            title: c.explanation.clone(),
-            observed: match &c.item {
-                Some(item) => format!("{item} at `{}`", c.path),
-                None => format!("`{}`", c.path),
-            },
-            expected: format!(
-                "a surface change of class `{}` ships with at least a {} version bump",
-                c.class.as_str(),
-                c.class.bump().as_str()
-            ),
-            fix: "bump the server's version as required, then run `mcpseal lock`".into(),
-            spec_ref: SPEC_REF.into(),
-            evidence: vec![json!({"path": c.path, "before": c.before, "after": c.after})],
-        })
-        .collect()
+async fn capture_side(
+    target: &Target,
+    connect: Options,
+    form: Form,
+    page_cap: usize,
+) -> Result<Side, DiffError> {
+    let conn = crate::open(target, connect).await?;
+    let captured = capture_trusted(&conn, &SnapshotOptions { form, page_cap }).await;
+    conn.close().await;
+    let captured = captured.map_err(|e| DiffError::Capture {
+        target: target.display(),
+        source: e.with_server_stderr(&conn.diagnostics()),
+    })?;
+    Ok(server_side(&captured.surface, form, target.display()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Rule ids are public (SARIF, dashboards): they never change.
-    #[test]
-    fn drift_rule_ids_are_pinned() {
-        let ids: Vec<String> = drift_rules().into_iter().map(|r| r.id).collect();
-        assert_eq!(
-            ids,
-            [
-                "drift/breaking",
-                "drift/security",
-                "drift/additive",
-                "drift/cosmetic",
-                "drift/unjudged"
-            ]
-        );
-    }
+    use serde_json::json;
 
     #[test]
-    fn changes_map_to_findings() {
+    fn the_document_and_kinds_of_a_diff() {
         let before = json!({"form": "mcpseal/1", "era": "2026-07-28", "server": null,
             "resources": null, "resourceTemplates": null, "prompts": null,
             "tools": [{"name": "a", "inputSchema": {"type": "object"}}]});
         let mut after = before.clone();
         after["tools"] = json!([]);
         let d = engine::diff(&before, &after);
-        let f = findings(&d);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].rule_id, "drift/breaking");
-        assert_eq!(f[0].severity, Severity::Error);
-        assert_eq!(f[0].evidence[0]["path"], "/tools/name=a");
-        assert_eq!(f[0].evidence[0]["after"], Value::Null);
         let doc = document(&d);
         assert_eq!(doc["requiredBump"], "major");
-        assert!(
-            doc["changes"][0].get("after").is_none(),
-            "absent side left out"
-        );
+        assert_eq!(doc["schemaVersion"], 1);
         assert!(change_kinds(&d).breaking);
+        assert_eq!(drift_findings(&d.changes)[0].rule_id, "drift/breaking");
+    }
+
+    #[test]
+    fn urls_are_servers_and_the_rest_files() {
+        assert!(matches!(
+            SideSpec::parse("https://x/mcp"),
+            SideSpec::Server(_)
+        ));
+        assert!(matches!(
+            SideSpec::parse("surface.lock.json"),
+            SideSpec::File(_)
+        ));
     }
 }

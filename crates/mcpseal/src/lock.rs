@@ -7,17 +7,21 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use mcpseal_client::Connection;
+use mcpseal_client::{Connection, Options, Target};
+use mcpseal_report::{DiffDocument, ErrorBody, ErrorKind, LockRefusal, RefusalReason};
 use mcpseal_surface::lock::{
-    Declared, LockDecision, LockError, LockFile, Pointer, Refusal, RuleOptions, decide_lock,
-    exclude,
+    Declared, LockDecision, LockError, LockFile, Pointer, Refusal, Relation, RuleOptions, compare,
+    decide_lock, exclude,
 };
 use mcpseal_surface::{Form, jcs, sha256_hex};
 use thiserror::Error;
 
-use crate::diff::{change_kinds, engine};
+use crate::described::Described;
+use crate::diff::engine;
 use crate::snapshot::{SnapshotError, SnapshotOptions, TrustedCapture, capture_trusted};
-use crate::version_source::{SourcedVersion, VersionRequest, VersionSourceError, settle};
+use crate::version_source::{VersionRequest, VersionSourceError, settle};
+
+pub use mcpseal_report::{LockOutcome, LockReport};
 
 /// The default lock file name, in the working directory.
 pub const DEFAULT_LOCK: &str = "surface.lock.json";
@@ -104,6 +108,55 @@ impl WorkflowError {
             }
         }
     }
+
+    /// What kind of trouble, for the error document.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            WorkflowError::NoLock(_) => ErrorKind::NoLock,
+            WorkflowError::Read { .. } | WorkflowError::Lock { .. } => ErrorKind::BadLock,
+            WorkflowError::Capture(e) => e.kind(),
+            WorkflowError::Open(e) => e.kind(),
+            WorkflowError::Version(e) => e.kind(),
+            WorkflowError::FormMismatch { .. } | WorkflowError::ExclusionMatchesNothing(_) => {
+                ErrorKind::Usage
+            }
+            // Another writer holds the lock file: nothing could be written.
+            WorkflowError::Locked(_) | WorkflowError::Write { .. } => ErrorKind::Write,
+        }
+    }
+
+    /// Adds the server's last stderr line to an unreachable capture's reason: the clearest
+    /// word on why a stdio server went away. Called once the connection is closed, when every
+    /// line has arrived.
+    pub(crate) fn with_server_stderr(self, diagnostics: &[String]) -> WorkflowError {
+        match self {
+            WorkflowError::Capture(e) => WorkflowError::Capture(e.with_server_stderr(diagnostics)),
+            other => other,
+        }
+    }
+}
+
+impl Described for WorkflowError {
+    fn body(&self) -> ErrorBody {
+        ErrorBody {
+            kind: self.kind(),
+            message: self.to_string(),
+            hint: Some(self.hint().to_owned()),
+        }
+    }
+}
+
+/// Refuses a missing lock file before any server is started: `check` and `verify` need one,
+/// and a server process or connection would be wasted on a run that cannot judge.
+///
+/// # Errors
+/// [`WorkflowError::NoLock`].
+pub fn require_lock(path: &Path) -> Result<(), WorkflowError> {
+    if path.exists() {
+        Ok(())
+    } else {
+        Err(WorkflowError::NoLock(path.to_owned()))
+    }
 }
 
 /// Reads and checks the lock file; `None` when it does not exist.
@@ -166,65 +219,6 @@ pub fn default_lock_wait(timeout: Duration) -> Duration {
         .saturating_add(Duration::from_secs(5))
 }
 
-/// What `lock` did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LockOutcome {
-    /// Wrote a new lock file.
-    Created,
-    /// Same surface under a higher version: wrote the new version.
-    Restamped,
-    /// Changed surface under a version the rules accept: wrote it.
-    Accepted,
-    /// Same surface, only the exclusions changed: wrote them.
-    ExclusionsUpdated,
-    /// Same surface and version: nothing written.
-    UpToDate,
-    /// Same surface under a lower version: nothing written (never re-stamped downwards).
-    KeptHigherStamp,
-    /// Refused by a rule: nothing written (exit 1).
-    Refused(Refusal),
-    /// The surface changed between the two captures: nothing written (exit 1).
-    Volatile,
-}
-
-impl LockOutcome {
-    /// Whether the file was written.
-    pub fn written(&self) -> bool {
-        matches!(
-            self,
-            LockOutcome::Created
-                | LockOutcome::Restamped
-                | LockOutcome::Accepted
-                | LockOutcome::ExclusionsUpdated
-        )
-    }
-}
-
-/// The result of `lock`.
-#[derive(Debug, Clone)]
-pub struct LockReport {
-    /// What happened.
-    pub outcome: LockOutcome,
-    /// The lock file.
-    pub path: PathBuf,
-    /// The form.
-    pub form: Form,
-    /// The version the lock had before, if any.
-    pub locked_version: Option<String>,
-    /// The server version used (absent when the surface was volatile).
-    pub version: Option<SourcedVersion>,
-    /// The version the server reports in `serverInfo`.
-    pub reported_version: Option<String>,
-    /// Locked surface → captured surface (for `Volatile`: first capture → second).
-    pub diff: engine::SurfaceDiff,
-    /// The exclusions in force.
-    pub exclude: Vec<String>,
-    /// The captured surface's hash (after exclusions).
-    pub sha256: String,
-    /// What the server contradicted itself about ([`crate::snapshot::warnings`]).
-    pub warnings: Vec<String>,
-}
-
 /// Captures the server twice and applies the lock rules (see the module docs).
 ///
 /// The whole run holds the lock file's writer lock: it is taken before the lock file is
@@ -273,19 +267,25 @@ where
     let again = exclude::apply(&second.surface.canonical_value(form), &pointers);
     let reported = first.raw.reported_version();
     let mut report = LockReport {
+        schema_version: 1,
         outcome: LockOutcome::Volatile,
-        path: options.path.clone(),
+        written: false,
+        lock: options.path.display().to_string(),
+        target: conn.target().display(),
         form,
-        locked_version: existing.as_ref().map(|l| l.declared.version.clone()),
         version: None,
+        version_source: None,
+        locked_version: existing.as_ref().map(|l| l.declared.version.clone()),
         reported_version: reported.clone(),
-        diff: engine::SurfaceDiff::default(),
-        exclude: pointers.iter().map(|p| p.as_str().to_owned()).collect(),
         sha256: sha256_hex(&jcs(&hashed)),
-        warnings: crate::snapshot::warnings(&first.surface),
+        exclude: pointers.iter().map(|p| p.as_str().to_owned()).collect(),
+        accepted_from: None,
+        refusal: None,
+        diff: DiffDocument::default(),
+        warnings: mcpseal_report::contradiction_warnings(&first.surface),
     };
     if hashed != again {
-        report.diff = engine::diff(&hashed, &again);
+        report.diff = engine::diff(&hashed, &again).into();
         return Ok(report);
     }
     if let Some(new) = &options.exclude
@@ -296,7 +296,6 @@ where
         ));
     }
     let version = settle(&options.version, reported.as_deref())?;
-    let declared = Declared::new(&version.version, surface, pointers.clone());
     let decision = match &existing {
         None => LockDecision::Create,
         Some(l) => {
@@ -307,10 +306,10 @@ where
                     path: options.path.clone(),
                     source: LockError::Version(e),
                 })?;
-            let before = exclude::apply(&l.declared.surface, &pointers);
-            report.diff = engine::diff(&before, &hashed);
-            let mut kinds = change_kinds(&report.diff);
-            kinds.any = kinds.any || sha256_hex(&jcs(&before)) != declared.sha256;
+            // The lock against the capture, both under the exclusions about to be written.
+            let comparison = compare(&l.declared, &surface, &pointers);
+            let kinds = comparison.kinds();
+            report.diff = comparison.diff.into();
             decide_lock(
                 Some(&locked_version),
                 &version.version,
@@ -322,7 +321,8 @@ where
     let exclusions_changed = existing
         .as_ref()
         .is_some_and(|l| l.declared.exclude != pointers);
-    report.version = Some(version);
+    report.version = Some(version.version.to_string());
+    report.version_source = Some(version.source.clone());
     report.outcome = match decision {
         LockDecision::Create => LockOutcome::Created,
         LockDecision::Restamp => LockOutcome::Restamped,
@@ -330,9 +330,15 @@ where
         LockDecision::UpToDate if exclusions_changed => LockOutcome::ExclusionsUpdated,
         LockDecision::UpToDate => LockOutcome::UpToDate,
         LockDecision::KeepHigherStamp => LockOutcome::KeptHigherStamp,
-        LockDecision::Refuse(r) => LockOutcome::Refused(r),
+        LockDecision::Refuse(r) => {
+            report.accepted_from = r.accepted.as_ref().map(ToString::to_string);
+            report.refusal = Some(refusal(&r));
+            LockOutcome::Refused
+        }
     };
-    if report.outcome.written() {
+    report.written = report.outcome.written();
+    if report.written {
+        let declared = Declared::new(&version.version, surface, pointers);
         let mut file = LockFile::new(form, declared);
         if report.outcome == LockOutcome::ExclusionsUpdated
             && let Some(l) = &existing
@@ -351,4 +357,36 @@ where
         })?;
     }
     Ok(report)
+}
+
+/// The report's words for a refusal.
+fn refusal(r: &Refusal) -> LockRefusal {
+    use mcpseal_surface::lock::RefusalReason as Rule;
+    LockRefusal {
+        reason: match r.reason {
+            Rule::NotHigher(Relation::Lower) => RefusalReason::LowerVersion,
+            Rule::NotHigher(_) => RefusalReason::SameVersion,
+            Rule::BreakWithoutNewLine => RefusalReason::BreakWithoutNewLine,
+            Rule::AdditiveWithoutMinor => RefusalReason::AdditiveWithoutMinor,
+            Rule::Security => RefusalReason::Security,
+        },
+        need: r.need,
+    }
+}
+
+/// `mcpseal lock`: opens `target` (and a second, fresh connection for the second capture),
+/// locks, closes, and adds the server's last stderr line to an unreachable error.
+///
+/// # Errors
+/// [`WorkflowError`]; a refusal or a volatile surface is an `Ok` report.
+pub async fn run(
+    target: &Target,
+    connect: Options,
+    options: &LockOptions,
+) -> Result<LockReport, WorkflowError> {
+    let conn = crate::open(target, connect.clone()).await?;
+    let reopen = async || crate::open(target, connect.clone()).await;
+    let result = lock(&conn, reopen, options).await;
+    conn.close().await;
+    result.map_err(|e| e.with_server_stderr(&conn.diagnostics()))
 }

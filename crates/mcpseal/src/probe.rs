@@ -6,9 +6,10 @@
 //! empty command, a URL that is not `http(s)://`) are errors.
 
 use mcpseal_client::{ConnectError, Options, Target};
-use mcpseal_report::ProbeReport;
+use mcpseal_report::{ErrorBody, ErrorKind, ProbeReport};
 
-use crate::OpenError;
+use crate::connect::OpenError;
+use crate::described::Described;
 
 pub use mcpseal_probe::{
     CallParseError, ProbeOptions, ToolCall, UnknownRules, UnknownTools, parse_call, parse_rule_ids,
@@ -24,6 +25,36 @@ pub enum ProbeError {
     /// A `--call` names a tool the server does not list (checked before any tool is called).
     #[error(transparent)]
     UnknownTools(#[from] UnknownTools),
+}
+
+impl ProbeError {
+    /// What to do.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            ProbeError::Open(e) => e.hint(),
+            ProbeError::UnknownTools(_) => {
+                "`--call` names must match a tool in the server's `tools/list`"
+            }
+        }
+    }
+
+    /// What kind of trouble, for the error document.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ProbeError::Open(e) => e.kind(),
+            ProbeError::UnknownTools(_) => ErrorKind::Usage,
+        }
+    }
+}
+
+impl Described for ProbeError {
+    fn body(&self) -> ErrorBody {
+        ErrorBody {
+            kind: self.kind(),
+            message: self.to_string(),
+            hint: Some(self.hint().to_owned()),
+        }
+    }
 }
 
 /// Probes `target`: the prelude, then every applicable rule selected by `probe`. Tools named

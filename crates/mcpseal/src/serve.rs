@@ -5,9 +5,11 @@
 //! nothing is fetched before the first request (or the check). Errors are one type,
 //! [`ServeError`], with a hint.
 
+use std::fmt::Write as _;
 use std::future::Future;
 use std::path::Path;
 
+use mcpseal_report::DocFormat;
 use serde_json::Value;
 
 pub use mcpseal_serve::config::{SignatureMode, SiteConfig, site_config_schema};
@@ -44,6 +46,29 @@ impl ServeError {
             ServeError::Unreadable(_) => {
                 "check `origin.base_url` and `origin.manifest_path`, and that the origin is reachable".into()
             }
+        }
+    }
+}
+
+impl ServeError {
+    /// What kind of trouble, for the error document: a config that cannot be served is a usage
+    /// error, an unreadable origin or manifest unreachable, a failed transport a write failure.
+    pub fn kind(&self) -> mcpseal_report::ErrorKind {
+        use mcpseal_report::ErrorKind;
+        match self {
+            ServeError::Config(_) => ErrorKind::Usage,
+            ServeError::Transport(_) => ErrorKind::Write,
+            ServeError::Unreadable(_) => ErrorKind::Unreachable,
+        }
+    }
+}
+
+impl crate::Described for ServeError {
+    fn body(&self) -> mcpseal_report::ErrorBody {
+        mcpseal_report::ErrorBody {
+            kind: self.kind(),
+            message: self.to_string(),
+            hint: Some(self.hint()),
         }
     }
 }
@@ -118,4 +143,58 @@ pub async fn check(site: &Site) -> Result<DeployCheck, ServeError> {
 /// The JSON Schema of `site.toml`.
 pub fn schema() -> Value {
     site_config_schema()
+}
+
+/// `(file name in schemas/, JSON Schema)` of serve's documents: the site config and the
+/// deploy check's report.
+pub fn schemas() -> Vec<(&'static str, Value)> {
+    vec![
+        ("serve-config.schema.json", schema()),
+        (
+            "serve-check-report.schema.json",
+            mcpseal_report::schemas::schema_of::<DeployCheck>(),
+        ),
+    ]
+}
+
+/// The deploy check's report as `format` shows it: the typed document (JSON, one trailing
+/// newline) or the text for people.
+pub fn render_check(report: &DeployCheck, format: DocFormat) -> String {
+    match format {
+        DocFormat::Json => {
+            // A derived `Serialize` of plain fields cannot fail.
+            let mut s = serde_json::to_string_pretty(report).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        DocFormat::Text => check_text(report),
+    }
+}
+
+fn check_text(r: &DeployCheck) -> String {
+    let mut t = String::new();
+    let verdict = if r.passed() { "ok" } else { "failed" };
+    let _ = writeln!(
+        t,
+        "{verdict}: {} of {} entries match the manifest",
+        r.verified, r.entries
+    );
+    let _ = writeln!(t, "origin     {}", r.origin);
+    let _ = writeln!(
+        t,
+        "manifest   {} (sha256 {})",
+        r.manifest, r.manifest_sha256
+    );
+    let signature = match &r.signature {
+        SignatureStatus::Off => format!("off (signature_mode = \"{}\")", r.signature_mode.as_str()),
+        SignatureStatus::Verified { signer } => {
+            format!("verified: {} (issuer {})", signer.identity, signer.issuer)
+        }
+        SignatureStatus::Unverified { reason } => format!("NOT verified: {reason}"),
+    };
+    let _ = writeln!(t, "signature  {signature}");
+    for f in &r.failures {
+        let _ = writeln!(t, "  {}: {}: {}", f.path, f.reason, f.detail);
+    }
+    t
 }

@@ -1,14 +1,18 @@
 //! `mcpseal snapshot`: capture a surface, refuse anything untrustworthy, fingerprint it.
 
-use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use mcpseal_client::{
-    Capture, CaptureOptions, Connection, Exchange, capture_surface, sanity_check,
+    Capture, CaptureOptions, Connection, Exchange, Options, Target, capture_surface, sanity_check,
 };
-use mcpseal_surface::{FailureCause, Form, Items, ListKind, RawCapture, Surface, SurfaceError};
-use serde::Serialize;
-use serde_json::Value;
+use mcpseal_report::{ErrorBody, ErrorKind};
+use mcpseal_surface::{FailureCause, Form, RawCapture, Surface, SurfaceError};
 use thiserror::Error;
+
+use crate::connect::OpenError;
+use crate::described::Described;
+
+pub use mcpseal_report::Snapshot;
 
 /// How to snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +81,39 @@ impl SnapshotError {
             SnapshotError::Surface(_) => "fix the server so every item has a unique identity",
         }
     }
+
+    /// What kind of trouble, for the error document.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SnapshotError::Unreachable(_) => ErrorKind::Unreachable,
+            _ => ErrorKind::Untrustworthy,
+        }
+    }
+
+    /// An unreachable server's reason with its last stderr line added (the clearest word on
+    /// why a stdio server went away); other errors unchanged. Call it after the connection is
+    /// closed, when every line has arrived.
+    pub fn with_server_stderr(self, diagnostics: &[String]) -> SnapshotError {
+        match self {
+            SnapshotError::Unreachable(reason) => {
+                match diagnostics.iter().rev().find(|l| l.starts_with("[stderr]")) {
+                    Some(last) => SnapshotError::Unreachable(format!("{reason}\n  {last}")),
+                    None => SnapshotError::Unreachable(reason),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+impl Described for SnapshotError {
+    fn body(&self) -> ErrorBody {
+        ErrorBody {
+            kind: self.kind(),
+            message: self.to_string(),
+            hint: Some(self.hint().to_owned()),
+        }
+    }
 }
 
 /// The flag (or the fix) that changes a failed list's outcome, by its recorded cause.
@@ -121,79 +158,6 @@ pub struct TrustedCapture {
     pub raw: RawCapture,
     /// Every exchange, sanity check included.
     pub exchanges: Vec<Exchange>,
-}
-
-/// The snapshot document. JSON: `{"schemaVersion": 1, "form", "era", "sha256", "items",
-/// "surface", "server", "counts", "notServed"}`; the last three are additions for people and
-/// tools that do not want to walk `surface`.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Snapshot {
-    /// Always 1.
-    pub schema_version: u32,
-    /// `mcpseal/1` or `mcp-surface/1`.
-    pub form: String,
-    /// The revision the surface was captured in.
-    pub era: String,
-    /// The fingerprint.
-    pub sha256: String,
-    /// Per-item hashes; a list that is not served is `null`.
-    pub items: Items,
-    /// The canonical surface object.
-    pub surface: Value,
-    /// The server's name, when it gave one.
-    pub server: Option<String>,
-    /// Items per list; `null` when not served.
-    pub counts: BTreeMap<String, Option<usize>>,
-    /// Why each unserved list is not served.
-    pub not_served: BTreeMap<String, String>,
-    /// What the server contradicted itself about (a capability advertised, its list then
-    /// answered with "method not found"): recorded as not served, and worth a look.
-    pub warnings: Vec<String>,
-}
-
-impl Snapshot {
-    /// Builds the document of a surface in a form.
-    pub fn of(surface: &Surface, form: Form) -> Snapshot {
-        let fp = surface.fingerprint(form);
-        let mut counts = BTreeMap::new();
-        for kind in ListKind::ALL {
-            counts.insert(kind.key().to_owned(), surface.count(kind));
-        }
-        Snapshot {
-            schema_version: 1,
-            form: form.as_str().to_owned(),
-            era: surface.era().as_str().to_owned(),
-            sha256: fp.sha256,
-            items: fp.items,
-            surface: surface.canonical_value(form),
-            server: surface.server_name().map(str::to_owned),
-            counts,
-            not_served: surface
-                .not_served()
-                .into_iter()
-                .map(|(k, n)| (k.key().to_owned(), n.message.clone()))
-                .collect(),
-            warnings: warnings(surface),
-        }
-    }
-}
-
-/// The warnings a captured surface deserves: each list whose capability the server
-/// advertises and which it then answered with "method not found" (-32601). Such a list is
-/// not served (the server said so), but the server contradicts itself.
-pub fn warnings(surface: &Surface) -> Vec<String> {
-    surface
-        .contradictions()
-        .into_iter()
-        .map(|kind| {
-            format!(
-                "the server advertises the `{}` capability but answered `{}` with \"method not found\"; recorded as not served",
-                kind.capability(),
-                kind.method()
-            )
-        })
-        .collect()
 }
 
 /// Captures the surface and refuses anything untrustworthy: an unreachable server, a liar, a
@@ -257,4 +221,87 @@ pub async fn snapshot(
 ) -> Result<(Snapshot, RawCapture), SnapshotError> {
     let trusted = capture_trusted(conn, options).await?;
     Ok((Snapshot::of(&trusted.surface, options.form), trusted.raw))
+}
+
+/// Why `mcpseal snapshot` has no document (exit 2).
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SnapshotRunError {
+    /// The server could not be contacted.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// No trustworthy surface.
+    #[error("no trustworthy surface: {0}")]
+    Capture(#[from] SnapshotError),
+    /// The raw capture could not be written.
+    #[error("could not write `{path}`: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl SnapshotRunError {
+    /// What to do.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            SnapshotRunError::Open(e) => e.hint(),
+            SnapshotRunError::Capture(e) => e.hint(),
+            SnapshotRunError::Write { .. } => "check the path and its permissions",
+        }
+    }
+
+    /// What kind of trouble, for the error document.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SnapshotRunError::Open(e) => e.kind(),
+            SnapshotRunError::Capture(e) => e.kind(),
+            SnapshotRunError::Write { .. } => ErrorKind::Write,
+        }
+    }
+}
+
+impl Described for SnapshotRunError {
+    fn body(&self) -> ErrorBody {
+        ErrorBody {
+            kind: self.kind(),
+            message: self.to_string(),
+            hint: Some(self.hint().to_owned()),
+        }
+    }
+}
+
+/// `mcpseal snapshot`: opens `target`, captures and fingerprints its surface, closes, and when
+/// `save_capture` names a file, writes the raw capture there (atomically, pretty JSON) before
+/// returning the document.
+///
+/// # Errors
+/// [`SnapshotRunError`]; nothing is written unless the surface is trustworthy.
+pub async fn run(
+    target: &Target,
+    connect: Options,
+    options: &SnapshotOptions,
+    save_capture: Option<&Path>,
+) -> Result<Snapshot, SnapshotRunError> {
+    let conn = crate::connect::open(target, connect).await?;
+    let result = snapshot(&conn, options).await;
+    conn.close().await;
+    let (snapshot, raw) = result.map_err(|e| e.with_server_stderr(&conn.diagnostics()))?;
+    if let Some(path) = save_capture {
+        let mut doc = serde_json::to_string_pretty(&raw).map_err(|e| SnapshotRunError::Write {
+            path: path.to_owned(),
+            source: std::io::Error::other(e),
+        })?;
+        doc.push('\n');
+        crate::atomic::write_atomic(path, doc.as_bytes()).map_err(|source| {
+            SnapshotRunError::Write {
+                path: path.to_owned(),
+                source,
+            }
+        })?;
+    }
+    Ok(snapshot)
 }

@@ -3,16 +3,21 @@
 //! The sanity check comes first (a method that cannot exist must fail; an endpoint that says
 //! yes to everything is refused before anything is compared), then one capture compared with
 //! the lock. The server's own version claim is reported against the lock's, never trusted.
+//!
+//! [`run`] asks again while the surface differs, up to `attempts` times (right after a deploy,
+//! an edge may still serve old instances); a refusal (a liar, an unreachable endpoint) is never
+//! retried.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use mcpseal_client::{Connection, Era, SanityCheck, sanity_check};
-use mcpseal_surface::lock::{Version, exclude};
-use mcpseal_surface::{jcs, sha256_hex};
+use mcpseal_client::{Connection, Era, Options, SanityCheck, Target, sanity_check};
+use mcpseal_surface::lock::{Version, compare};
 
-use crate::diff::engine;
-use crate::lock::{WorkflowError, capture, read_lock};
+use crate::lock::{WorkflowError, capture, read_lock, require_lock};
 use crate::snapshot::SnapshotError;
+
+pub use mcpseal_report::VerifyReport;
 
 /// How to verify.
 #[derive(Debug, Clone)]
@@ -23,25 +28,34 @@ pub struct VerifyOptions {
     pub page_cap: usize,
 }
 
-/// The result of `verify`.
-#[derive(Debug, Clone)]
-pub struct VerifyReport {
-    /// The live surface is the locked one (exit 0), or it drifted (exit 1).
-    pub matches: bool,
-    /// The lock's version.
-    pub locked_version: String,
-    /// The version the server reports, if any.
-    pub reported_version: Option<String>,
-    /// Whether the reported version is the locked one (`None`: no version, or not semver).
-    pub reported_is_locked: Option<bool>,
-    /// The lock's hash.
-    pub locked_sha256: String,
-    /// The live surface's hash (same exclusions).
-    pub live_sha256: String,
-    /// Locked → live.
-    pub diff: engine::SurfaceDiff,
-    /// The lock's exclusions.
-    pub exclude: Vec<String>,
+/// How [`run`] retries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// Ask at most this many times while the surface differs (at least once).
+    pub attempts: u32,
+    /// Wait this long between attempts.
+    pub wait: Duration,
+}
+
+impl Default for Retry {
+    /// One attempt.
+    fn default() -> Retry {
+        Retry {
+            attempts: 1,
+            wait: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Told about the retries of [`run`] (the CLI prints a note per retry).
+pub trait VerifyProgress {
+    /// Attempt `attempt` of `attempts` saw a differing surface; the next comes after the wait.
+    fn retrying(&self, attempt: u32, attempts: u32);
+}
+
+/// No progress reporting.
+impl VerifyProgress for () {
+    fn retrying(&self, _: u32, _: u32) {}
 }
 
 /// Verifies a live endpoint against the lock.
@@ -69,17 +83,11 @@ pub async fn verify(
         }));
     }
     let captured = capture(conn, lock.form, options.page_cap).await?;
-    let live = exclude::apply(
+    let comparison = compare(
+        &lock.declared,
         &captured.surface.canonical_value(lock.form),
         &lock.declared.exclude,
     );
-    let live_sha256 = sha256_hex(&jcs(&live));
-    let matches = live_sha256 == lock.declared.sha256;
-    let diff = if matches {
-        engine::SurfaceDiff::default()
-    } else {
-        engine::diff(&lock.declared.hashed_surface(), &live)
-    };
     let reported = captured.raw.reported_version();
     let reported_is_locked = reported.as_deref().and_then(|r| {
         let r = Version::parse(r).ok()?;
@@ -87,18 +95,53 @@ pub async fn verify(
         Some(r == l)
     });
     Ok(VerifyReport {
-        matches,
+        schema_version: 1,
+        matches: comparison.matches(),
+        lock: options.path.display().to_string(),
+        target: conn.target().display(),
         locked_version: lock.declared.version.clone(),
         reported_version: reported,
         reported_is_locked,
-        locked_sha256: lock.declared.sha256.clone(),
-        live_sha256,
-        diff,
+        locked_sha256: comparison.locked_sha256,
+        live_sha256: comparison.live_sha256,
         exclude: lock
             .declared
             .exclude
             .iter()
             .map(|p| p.as_str().to_owned())
             .collect(),
+        attempts: 1,
+        diff: comparison.diff.into(),
     })
+}
+
+/// `mcpseal verify`: refuses a missing lock before contacting anything, then verifies on a
+/// fresh connection per attempt, asking again while the surface differs (see the module docs).
+/// The report is the last attempt's, with `attempts` = how many were made.
+///
+/// # Errors
+/// [`WorkflowError`] of the first attempt that fails; nothing is retried after one.
+pub async fn run(
+    target: &Target,
+    connect: Options,
+    options: &VerifyOptions,
+    retry: Retry,
+    progress: &dyn VerifyProgress,
+) -> Result<VerifyReport, WorkflowError> {
+    require_lock(&options.path)?;
+    let attempts = retry.attempts.max(1);
+    let mut attempt = 1;
+    loop {
+        let conn = crate::open(target, connect.clone()).await?;
+        let result = verify(&conn, options).await;
+        conn.close().await;
+        let mut report = result.map_err(|e| e.with_server_stderr(&conn.diagnostics()))?;
+        report.attempts = attempt;
+        if report.matches || attempt >= attempts {
+            return Ok(report);
+        }
+        progress.retrying(attempt, attempts);
+        tokio::time::sleep(retry.wait).await;
+        attempt += 1;
+    }
 }

@@ -12,9 +12,12 @@
 
 use std::path::{Path, PathBuf};
 
+use mcpseal_report::{ErrorBody, ErrorKind};
 use mcpseal_surface::lock::{Version, VersionError};
 use serde_json::Value;
 use thiserror::Error;
+
+use crate::described::Described;
 
 /// The manifests looked for in the working directory.
 pub const MANIFESTS: [&str; 3] = ["package.json", "Cargo.toml", "pyproject.toml"];
@@ -99,6 +102,29 @@ impl VersionSourceError {
             _ => {
                 "pass `--server-version X`, or `--manifest PATH` to the server's package.json, Cargo.toml or pyproject.toml"
             }
+        }
+    }
+}
+
+impl VersionSourceError {
+    /// What kind of trouble, for the error document: an unreadable or unparsable manifest is
+    /// bad input; anything else is no usable version.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            VersionSourceError::Read { .. } | VersionSourceError::Parse { .. } => {
+                ErrorKind::BadInput
+            }
+            _ => ErrorKind::Version,
+        }
+    }
+}
+
+impl Described for VersionSourceError {
+    fn body(&self) -> ErrorBody {
+        ErrorBody {
+            kind: self.kind(),
+            message: self.to_string(),
+            hint: Some(self.hint().to_owned()),
         }
     }
 }
@@ -243,6 +269,10 @@ fn read_manifest(path: &Path) -> Result<Option<String>, VersionSourceError> {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "tests write the manifests they read"
+)]
 mod tests {
     use super::*;
 

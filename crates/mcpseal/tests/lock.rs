@@ -82,6 +82,10 @@ fn committed_locks_and_fresh_ones_validate_against_the_schema() {
 }
 
 #[tokio::test]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test edits the lock by hand, as a person would"
+)]
 async fn fresh_lock_validates_and_hand_edits_are_detected() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("surface.lock.json");

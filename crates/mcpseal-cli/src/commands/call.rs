@@ -3,7 +3,7 @@
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::sync::Arc;
 
-use mcpseal::call::{Asker, Call, CallError, example_answer, parse_answer, parse_args};
+use mcpseal::call::{Asker, Call, example_answer, parse_answer, parse_args};
 use mcpseal::report::RenderOptions;
 use mcpseal::report::call::{InputRequest, render_call};
 use serde_json::Value;
@@ -11,13 +11,6 @@ use serde_json::Value;
 use crate::args::{CallArgs, TargetArgs};
 use crate::error::{CliError, Outcome};
 use crate::{output, settings};
-
-impl From<CallError> for CliError {
-    fn from(e: CallError) -> Self {
-        let hint = e.hint();
-        CliError::usage(e.to_string()).hint(hint)
-    }
-}
 
 /// Asks the person at the terminal (stderr for the question, stdin for the answer).
 struct Terminal;

@@ -23,10 +23,6 @@ fn emit_card(a: CardEmitArgs) -> Result<Outcome, CliError> {
             ShapeArg::V1 => EmitShape::V1,
             ShapeArg::Smithery => EmitShape::Smithery,
         },
-    })
-    .map_err(|e| {
-        let hint = e.hint();
-        CliError::usage(e.to_string()).hint(hint)
     })?;
     output::emit(&text, a.output.output.as_deref())?;
     Ok(Outcome::Ok)
@@ -38,10 +34,7 @@ async fn check(a: CardCheckArgs) -> Result<Outcome, CliError> {
         connect: settings::options(&a.connect)?,
         page_cap: a.page_cap.max(1),
     };
-    let report = mcpseal::publish::card::check(&options).await.map_err(|e| {
-        let hint = e.hint();
-        CliError::usage(e.to_string()).hint(hint)
-    })?;
+    let report = mcpseal::publish::card::check(&options).await?;
     emit(&report, a.format, &a.output)?;
     Ok(match report.verdict {
         CardVerdict::Consistent => Outcome::Ok,

@@ -181,7 +181,10 @@ fn wrap(args: &WrapArgs) -> Result<Outcome, CliError> {
     };
     // The host starts the guard from a directory of its own choosing: the locks' path must not
     // depend on it.
-    let locks = std::path::absolute(&locks).map_err(CliError::from)?;
+    let locks = std::path::absolute(&locks).map_err(|e| {
+        CliError::usage(format!("cannot resolve `{}`: {e}", locks.display()))
+            .hint("pass `--locks DIR` with a directory that exists")
+    })?;
     let program = match &args.program {
         Some(p) => p.clone(),
         None => std::env::current_exe()

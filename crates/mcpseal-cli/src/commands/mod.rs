@@ -1,10 +1,10 @@
-//! One module per subcommand.
+//! One module per subcommand: resolve the arguments, call the facade once, render, and say
+//! which [`Outcome`](crate::error::Outcome) it was.
 
 pub mod call;
 pub mod card;
 pub mod check;
 pub mod diff;
-pub mod drift;
 pub mod guard;
 pub mod lock;
 pub mod probe;

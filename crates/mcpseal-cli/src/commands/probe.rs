@@ -1,13 +1,12 @@
 //! `mcpseal probe`: validate everything, probe once, render as many times as asked, exit code
 //! from the report (never from a renderer).
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use mcpseal::probe::{ProbeOptions, parse_rule_ids, rule_infos};
-use mcpseal::report::{Format, ProbeReport, RenderOptions, RunState, Severity, render_probe};
+use mcpseal::report::{Format, RenderOptions, probe_notes, render_probe, render_rule_list};
 
-use crate::args::{FailOn, ProbeArgs};
+use crate::args::ProbeArgs;
 use crate::error::{CliError, Outcome};
 use crate::{output, settings};
 
@@ -40,74 +39,6 @@ pub fn parse_emit(raw: &str) -> Result<Emit, CliError> {
     })
 }
 
-/// The exit outcome of a report under `--fail-on`.
-pub fn outcome(report: &ProbeReport, fail_on: FailOn) -> Outcome {
-    if report.state != RunState::Measured {
-        return Outcome::NoVerdict;
-    }
-    let counts = |s: Severity| report.findings.iter().filter(|f| f.severity == s).count();
-    let failing = match fail_on {
-        FailOn::Error => counts(Severity::Error),
-        FailOn::Warning => counts(Severity::Error) + counts(Severity::Warning),
-        FailOn::Never => 0,
-    };
-    if failing > 0 {
-        Outcome::Found
-    } else {
-        Outcome::Ok
-    }
-}
-
-fn list_rules(format: Format) -> Result<String, CliError> {
-    let rules = rule_infos();
-    match format {
-        Format::Json => {
-            let mut s =
-                serde_json::to_string_pretty(&rules).map_err(|e| CliError::usage(e.to_string()))?;
-            s.push('\n');
-            Ok(s)
-        }
-        Format::Markdown => Ok(mcpseal_probe_index(&rules)),
-        Format::Sarif => Err(CliError::usage("`--list-rules` has no SARIF form")
-            .hint("use `--format text`, `json` or `markdown`")),
-        Format::Text => {
-            let mut s = String::new();
-            for r in &rules {
-                let _ = writeln!(
-                    s,
-                    "{:<8} {:<8} {:<12} {:<11} {:<7} {}",
-                    r.id,
-                    r.severity.as_str(),
-                    r.remediation.as_str(),
-                    r.transports.join(","),
-                    r.anchor_id.as_deref().unwrap_or("-"),
-                    r.title
-                );
-            }
-            Ok(s)
-        }
-    }
-}
-
-fn mcpseal_probe_index(rules: &[mcpseal::report::RuleInfo]) -> String {
-    let mut s = String::from(
-        "| id | mcp-stateless | severity | remediation | transports | title |\n|---|---|---|---|---|---|\n",
-    );
-    for r in rules {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} |",
-            r.id,
-            r.anchor_id.as_deref().unwrap_or("—"),
-            r.severity.as_str(),
-            r.remediation.as_str(),
-            r.transports.join(", "),
-            r.title.replace('|', "\\|")
-        );
-    }
-    s
-}
-
 pub async fn run(args: ProbeArgs) -> Result<Outcome, CliError> {
     // Everything that can be wrong with the command line is found before a server starts.
     let emits = args
@@ -130,7 +61,11 @@ pub async fn run(args: ProbeArgs) -> Result<Outcome, CliError> {
     let only = parse_rule_ids(&args.only).map_err(unknown)?;
     let skip = parse_rule_ids(&args.skip).map_err(unknown)?;
     if args.list_rules {
-        output::emit(&list_rules(args.format)?, args.output.output.as_deref())?;
+        let list = render_rule_list(&rule_infos(), args.format).ok_or_else(|| {
+            CliError::usage("`--list-rules` has no SARIF form")
+                .hint("use `--format text`, `json` or `markdown`")
+        })?;
+        output::emit(&list, args.output.output.as_deref())?;
         return Ok(Outcome::Ok);
     }
     let target = settings::target(&args.target)?;
@@ -161,26 +96,8 @@ pub async fn run(args: ProbeArgs) -> Result<Outcome, CliError> {
             Some(&emit.path),
         )?;
     }
-    match (&report.state, &report.unreachable, &report.incomplete) {
-        (RunState::Unreachable, Some(reason), _) => {
-            output::note(&format!(
-                "error: the server is unreachable: {reason}\nhint: {}",
-                mcpseal::unreachable_hint(reason)
-            ));
-        }
-        (RunState::Incomplete, _, Some(inc)) => {
-            output::note(&format!(
-                "error: the probe is incomplete: {} of {} probes unanswered ({})",
-                inc.failed, inc.probes, inc.reason
-            ));
-            // An unanswered probe is never a pass: say what could change the outcome.
-            output::note(
-                "hint: nothing was judged from the unanswered probes; a slow server may need a longer `--timeout`, a large answer `--max-message-bytes`, a protected one `--header`",
-            );
-        }
-        _ => {}
-    }
-    Ok(outcome(&report, args.fail_on))
+    output::notes(&probe_notes(&report));
+    Ok(Outcome::of_probe(&report, args.fail_on))
 }
 
 #[cfg(test)]

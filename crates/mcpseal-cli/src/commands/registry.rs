@@ -1,7 +1,7 @@
 //! `mcpseal registry stamp|check|verify|list`: parse, one facade call, render, exit code.
 
-use mcpseal::publish::registry::{ListOptions, ServerJsonOptions, ServerJsonWorkflowError};
-use mcpseal::publish::verify::{RegistryVerifyError, RegistryVerifyOptions};
+use mcpseal::publish::registry::{ListOptions, ServerJsonOptions};
+use mcpseal::publish::verify::RegistryVerifyOptions;
 use mcpseal::publishing::registry::EntryRef;
 use mcpseal_report::publish::registry::StampOutcome;
 use mcpseal_report::publish::{Rendered, render};
@@ -48,13 +48,8 @@ fn options(a: &ServerJsonArgs) -> ServerJsonOptions {
     }
 }
 
-fn file_error(e: ServerJsonWorkflowError) -> CliError {
-    let hint = e.hint();
-    CliError::usage(e.to_string()).hint(hint)
-}
-
 fn stamp(a: ServerJsonArgs) -> Result<Outcome, CliError> {
-    let report = mcpseal::publish::registry::stamp(&options(&a)).map_err(file_error)?;
+    let report = mcpseal::publish::registry::stamp(&options(&a))?;
     emit(&report, a.format, &a.output)?;
     Ok(match report.outcome {
         StampOutcome::Written | StampOutcome::Unchanged => Outcome::Ok,
@@ -75,7 +70,7 @@ fn stamp(a: ServerJsonArgs) -> Result<Outcome, CliError> {
 }
 
 fn check(a: ServerJsonArgs) -> Result<Outcome, CliError> {
-    let report = mcpseal::publish::registry::check(&options(&a)).map_err(file_error)?;
+    let report = mcpseal::publish::registry::check(&options(&a))?;
     emit(&report, a.format, &a.output)?;
     if report.matches {
         Ok(Outcome::Ok)
@@ -101,13 +96,7 @@ async fn verify(a: RegistryVerifyArgs) -> Result<Outcome, CliError> {
         page_cap: a.page_cap.max(1),
         package: a.package,
     };
-    let report =
-        mcpseal::publish::verify::verify(&options)
-            .await
-            .map_err(|e: RegistryVerifyError| {
-                let hint = e.hint();
-                CliError::usage(e.to_string()).hint(hint)
-            })?;
+    let report = mcpseal::publish::verify::verify(&options).await?;
     emit(&report, a.format, &a.output)?;
     Ok(if !report.verified {
         output::note(
@@ -135,12 +124,7 @@ async fn list(a: RegistryListArgs) -> Result<Outcome, CliError> {
         wait: settings::parse_duration(&a.access.wait)?,
         timeout: settings::parse_duration(&a.access.timeout)?,
     };
-    let report = mcpseal::publish::registry::list(&options)
-        .await
-        .map_err(|e| {
-            let hint = e.hint();
-            CliError::usage(e.to_string()).hint(hint)
-        })?;
+    let report = mcpseal::publish::registry::list(&options).await?;
     emit(&report, a.format, &a.output)?;
     Ok(Outcome::Ok)
 }

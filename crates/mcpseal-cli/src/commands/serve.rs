@@ -1,13 +1,11 @@
 //! `mcpseal serve`: the verified static server, its verbs on the command line, the deploy check.
 
-use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use clap::Args;
-use mcpseal::serve::{DeployCheck, ServeError, SignatureStatus, SiteOptions, VerbError};
+use mcpseal::serve::{SignatureStatus, SiteOptions, VerbError};
 
 use crate::args::DocFormat;
 use crate::error::{CliError, Outcome};
@@ -53,10 +51,10 @@ pub struct ServeArgs {
 
 pub async fn run(args: ServeArgs, signals: Signals) -> Result<Outcome, CliError> {
     if args.print_schema {
-        let mut text = serde_json::to_string_pretty(&mcpseal::serve::schema())
-            .map_err(|e| CliError::usage(e.to_string()))?;
-        text.push('\n');
-        output::emit(&text, None)?;
+        output::emit(
+            &mcpseal::report::schemas::render(&mcpseal::serve::schema()),
+            None,
+        )?;
         return Ok(Outcome::Ok);
     }
     let manifest_ttl = args
@@ -137,11 +135,7 @@ async fn verb(site: &mcpseal::serve::Site, cli: &[String]) -> Result<Outcome, Cl
     };
     match mcpseal::serve::run_verb(site, id, rest).await {
         Ok(v) => {
-            let mut out = std::io::stdout().lock();
-            match out.write_all(&v.bytes).and_then(|()| out.flush()) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
-                _ => {}
-            }
+            output::stdout(&v.bytes)?;
             output::note(&format!(
                 "verified: {} sha256 {} (signature {})",
                 v.path,
@@ -164,24 +158,10 @@ async fn verb(site: &mcpseal::serve::Site, cli: &[String]) -> Result<Outcome, Cl
 }
 
 async fn check(site: &mcpseal::serve::Site, format: DocFormat) -> Result<Outcome, CliError> {
-    let report = match mcpseal::serve::check(site).await {
-        Ok(r) => r,
-        Err(e @ ServeError::Unreadable(_)) => {
-            output::note(&format!("error: {e}\nhint: {}", e.hint()));
-            return Ok(Outcome::NoVerdict);
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let text = match format {
-        DocFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&report)
-                .map_err(|e| CliError::usage(e.to_string()))?;
-            s.push('\n');
-            s
-        }
-        DocFormat::Text => check_text(&report),
-    };
-    output::emit(&text, None)?;
+    // An unreadable origin or manifest is exit 2 through the one error path (with `--format
+    // json`, the error document on stdout).
+    let report = mcpseal::serve::check(site).await?;
+    output::emit(&mcpseal::serve::render_check(&report, format), None)?;
     if report.passed() {
         return Ok(Outcome::Ok);
     }
@@ -196,32 +176,4 @@ async fn check(site: &mcpseal::serve::Site, format: DocFormat) -> Result<Outcome
         }
     ));
     Ok(Outcome::Found)
-}
-
-fn check_text(r: &DeployCheck) -> String {
-    let mut t = String::new();
-    let verdict = if r.passed() { "ok" } else { "failed" };
-    let _ = writeln!(
-        t,
-        "{verdict}: {} of {} entries match the manifest",
-        r.verified, r.entries
-    );
-    let _ = writeln!(t, "origin     {}", r.origin);
-    let _ = writeln!(
-        t,
-        "manifest   {} (sha256 {})",
-        r.manifest, r.manifest_sha256
-    );
-    let signature = match &r.signature {
-        SignatureStatus::Off => format!("off (signature_mode = \"{}\")", r.signature_mode.as_str()),
-        SignatureStatus::Verified { signer } => {
-            format!("verified: {} (issuer {})", signer.identity, signer.issuer)
-        }
-        SignatureStatus::Unverified { reason } => format!("NOT verified: {reason}"),
-    };
-    let _ = writeln!(t, "signature  {signature}");
-    for f in &r.failures {
-        let _ = writeln!(t, "  {}: {}: {}", f.path, f.reason, f.detail);
-    }
-    t
 }

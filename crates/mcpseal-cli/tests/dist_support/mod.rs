@@ -2,7 +2,11 @@
 //! `tests/peers/install.sh` installs, running a program with a deadline, and a loopback file
 //! server that plays the GitHub release.
 
-#![allow(dead_code)] // each test file uses its own part
+#![allow(dead_code, reason = "each test file uses its own part")]
+#![expect(
+    clippy::disallowed_methods,
+    reason = "test support: writes release assets for the tests to install"
+)]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

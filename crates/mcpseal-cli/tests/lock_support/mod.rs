@@ -1,7 +1,7 @@
 //! Shared helpers of the lock/check/verify/diff end-to-end tests: a working directory, surface
 //! files per simulated server version, and a runner that keeps exit code, stdout and stderr.
 
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -44,6 +44,10 @@ impl Work {
         std::fs::read(self.path("surface.lock.json")).unwrap_or_default()
     }
 
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "tests write their input files; nothing here is a lock"
+    )]
     pub fn write(&self, name: &str, text: &str) -> String {
         let p = self.path(name);
         std::fs::write(&p, text).expect("write file");
@@ -57,10 +61,16 @@ impl Work {
 
     /// `mcpseal ARGS -- <fixture FIXTURE...>` in the working directory.
     pub fn run(&self, args: &[&str], fixture: Option<&[&str]>) -> Out {
+        self.run_env(args, fixture, &[])
+    }
+
+    /// [`Work::run`] with extra environment variables.
+    pub fn run_env(&self, args: &[&str], fixture: Option<&[&str]>, env: &[(&str, &str)]) -> Out {
         let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
         cmd.timeout(Duration::from_secs(60))
             .current_dir(self.dir.path())
             .env("NO_COLOR", "1")
+            .envs(env.iter().copied())
             .args(args);
         if let Some(f) = fixture {
             cmd.arg("--").args(stdio_argv(f));

@@ -7,17 +7,15 @@
 //! `Drop`. Every wait has a deadline; nothing is skipped: a peer that is not installed fails with
 //! a hint to run `bash tests/peers/install.sh`.
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Longest any single `mcpseal` invocation may take; past it the run is killed and reported as
@@ -35,86 +33,24 @@ pub const COMMAND_DEADLINE: Duration = Duration::from_secs(300);
 /// any expectation depends on.
 pub const REQUEST_TIMEOUT: &str = "60s";
 
-/// `tests/peers/` (absolute).
-pub fn peers_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/peers")
-        .canonicalize()
-        .expect("tests/peers exists")
-}
-
-/// The repository root (absolute).
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("repository root exists")
-}
-
-/// One entry of `peers.json` (fields the suite uses; see `tests/peers/PEERS.md`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Peer {
-    pub id: String,
-    pub package: String,
-    pub version: String,
-    pub sdk: String,
-    pub era: String,
-    pub transport: String,
-    pub command: Vec<String>,
-    pub cwd: String,
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    #[serde(default)]
-    pub needs: Option<String>,
-    pub ready: Ready,
-    #[serde(default)]
-    pub url: Option<String>,
-    pub server_info: ServerInfo,
-}
-
-/// `ready` of a peer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Ready {
-    pub kind: String,
-    pub timeout_ms: u64,
-    #[serde(default)]
-    pub text: Option<String>,
-}
-
-/// `server_info` of a peer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ServerInfo {
-    pub name: String,
-    pub version: String,
-}
-
-/// Every entry of `peers.json`, in file order.
-pub fn all_peers() -> &'static [Peer] {
-    static PEERS: OnceLock<Vec<Peer>> = OnceLock::new();
-    PEERS.get_or_init(|| {
-        let path = peers_dir().join("peers.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()))
-    })
-}
-
-/// The entry `id` of `peers.json`.
-pub fn peer(id: &str) -> &'static Peer {
-    all_peers()
-        .iter()
-        .find(|p| p.id == id)
-        .unwrap_or_else(|| panic!("no peer `{id}` in tests/peers/peers.json"))
-}
+pub use mcpseal_peers::{Peer, peer, peers_dir, repo_root};
 
 const INSTALL_HINT: &str =
     "run `bash tests/peers/install.sh` (scripts/test and .ci/run do) before the tests";
 
-impl Peer {
+/// What the suite needs of a peer beyond its `peers.json` entry.
+pub trait PeerExt {
+    /// Fails loudly when something the peer needs is not installed.
+    fn assert_installed(&self);
+    /// The version to lock with.
+    fn server_version(&self) -> &str;
+}
+
+impl PeerExt for Peer {
     /// Fails loudly when something the peer needs is not installed: its program, any
     /// `tests/peers`-relative file in its argv (npm entry points, the venv, the rmcp binary) and
     /// the bare programs it needs on `PATH` (`node`, `git`).
-    pub fn assert_installed(&self) {
+    fn assert_installed(&self) {
         let dir = peers_dir();
         let mut missing = Vec::new();
         for (i, arg) in self.command.iter().enumerate() {
@@ -143,7 +79,7 @@ impl Peer {
 
     /// The version to lock with: the version the server reports (PEERS.md: reported versions
     /// differ from package versions for the npm reference servers).
-    pub fn server_version(&self) -> &str {
+    fn server_version(&self) -> &str {
         &self.server_info.version
     }
 }
@@ -164,6 +100,10 @@ pub struct Placeholders {
 
 impl Placeholders {
     /// Fresh directories; `{gitrepo}` gets `git init` when the peer needs it.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "a peer that needs a git repository gets one made with git"
+    )]
     pub fn new(peer: &Peer) -> Placeholders {
         let tempdir = tempfile::tempdir().expect("temp dir");
         let gitrepo = tempfile::tempdir().expect("temp dir");
@@ -416,6 +356,10 @@ impl Server {
         );
     }
 
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "HTTP peers are processes the tests start"
+    )]
     fn try_start(peer: &Peer, ph: &Placeholders, cwd: &Path) -> Result<Server, String> {
         let argv = argv(peer, ph);
         let mut cmd = Command::new(&argv[0]);

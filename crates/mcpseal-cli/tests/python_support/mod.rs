@@ -6,6 +6,10 @@ use std::path::Path;
 
 /// The fingerprint `tools/fingerprint.py --form FORM CAPTURE` prints; panics when python3 is
 /// missing or the script fails (the second implementation is part of the tests).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the independent implementation (tools/fingerprint.py) runs as a process"
+)]
 pub fn python_fingerprint(capture: &Path, form: &str) -> String {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/fingerprint.py");
     let out = std::process::Command::new("python3")

@@ -14,16 +14,25 @@
 //! the finding-level pieces: [`render_findings_text`], [`render_findings_markdown`] and
 //! [`render_findings_sarif`].
 
+mod document;
+mod drift;
 mod evidence;
 pub(crate) mod json;
 pub(crate) mod markdown;
+mod rules;
 pub(crate) mod sarif;
 pub(crate) mod text;
 
 use crate::format::Format;
 use crate::model::{AccessRefusal, Finding, ProbeReport, RunState};
 
+pub use document::{error_text, probe_notes, render_error, render_rpc, render_snapshot, rpc_notes};
+pub use drift::{
+    check_notes, lock_notes, need_phrase, render_changes_text, render_check, render_diff,
+    render_lock, render_verify, verify_notes,
+};
 pub use markdown::render_findings_markdown;
+pub use rules::render_rule_list;
 pub use sarif::{ExecutionNotification, SarifRun, render_findings_sarif};
 pub use text::render_findings_text;
 

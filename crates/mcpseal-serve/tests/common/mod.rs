@@ -2,6 +2,10 @@
 //! `sha256sum`, and a loopback HTTP file server serving it (with a slow path and redirects).
 
 #![allow(dead_code, reason = "each test binary uses a different subset")]
+#![expect(
+    clippy::disallowed_methods,
+    reason = "test support: writes site files and starts signing tools"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! Shared test support: a `Sources` over a private cache, and a real MCP exchange with a
 //! launched server (spawned the way the client will spawn a launch plan).
 
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

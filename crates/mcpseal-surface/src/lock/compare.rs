@@ -133,8 +133,7 @@ pub fn compare(locked: &Declared, live_surface: &Value, exclude: &[Pointer]) -> 
     } else {
         sha256_hex(&jcs(&locked_hashed))
     };
-    let live = apply(live_surface, exclude);
-    let live_sha256 = sha256_hex(&jcs(&live));
+    let (live, live_sha256) = excluded(live_surface, exclude);
     let diff = if locked_sha256 == live_sha256 {
         SurfaceDiff::default()
     } else {
@@ -147,6 +146,21 @@ pub fn compare(locked: &Declared, live_surface: &Value, exclude: &[Pointer]) -> 
         live_sha256,
         diff,
     }
+}
+
+/// The fingerprint a declared hash is compared with: SHA-256 of the JCS bytes of `surface`
+/// with `exclude` applied. For a caller that holds only a published hash, not the declared
+/// surface (`registry verify` against a server.json block): the same bytes [`compare`] hashes,
+/// so the two cannot disagree; without the declared surface there is no diff to show.
+pub fn live_sha256(surface: &Value, exclude: &[Pointer]) -> String {
+    excluded(surface, exclude).1
+}
+
+/// `surface` with `exclude` applied, and its hash.
+fn excluded(surface: &Value, exclude: &[Pointer]) -> (Value, String) {
+    let hashed = apply(surface, exclude);
+    let sha256 = sha256_hex(&jcs(&hashed));
+    (hashed, sha256)
 }
 
 #[cfg(test)]
@@ -181,6 +195,23 @@ mod tests {
         assert_eq!(c.kinds(), ChangeKinds::default());
         assert!(c.items().iter().all(|i| i.state == ItemState::Same));
         assert_eq!(c.items().len(), 2);
+    }
+
+    #[test]
+    fn the_hash_alone_is_the_one_compare_uses() {
+        let d = declared(&["/tools/name=clock/description"]);
+        let mut live = surface();
+        live["tools"][0]["description"] = json!("t 2");
+        assert_eq!(live_sha256(&live, &d.exclude), d.sha256);
+        assert_eq!(
+            live_sha256(&live, &d.exclude),
+            compare(&d, &live, &d.exclude).live_sha256
+        );
+        assert_ne!(
+            live_sha256(&live, &[]),
+            d.sha256,
+            "the description now counts"
+        );
     }
 
     #[test]

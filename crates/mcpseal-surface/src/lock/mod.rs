@@ -18,7 +18,7 @@ pub mod file;
 pub mod rules;
 pub mod version;
 
-pub use compare::{Comparison, ItemState, ItemVerdict, compare};
+pub use compare::{Comparison, ItemState, ItemVerdict, compare, live_sha256};
 pub use document::{
     CanonicalSurface, DeclaredDocument, ItemHashDocument, ItemsDocument, LockDocument, lock_schema,
 };

@@ -4,6 +4,7 @@
 //! [`fetch`] (no user header, ever), registry retries through `retry`.
 
 pub mod card;
+mod described;
 pub mod fetch;
 pub mod registry;
 mod retry;
@@ -13,7 +14,7 @@ pub use retry::{MAX_WAIT, retry_after, retryable};
 
 /// Every publishing document's schema: the command reports (`mcpseal_report::publish`) and the
 /// server.json block (`mcpseal-publish`), as committed in `schemas/` at the repository root
-/// (`cargo run -p mcpseal --example publish-schemas` rewrites them; a test fails when stale).
+/// (`cargo xtask generate schemas` rewrites them with every other document's; `cargo xtask check` fails when one is stale).
 pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
     let mut all = mcpseal_report::publish::schemas();
     all.push((

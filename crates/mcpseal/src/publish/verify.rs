@@ -28,8 +28,8 @@ use mcpseal_report::publish::registry::{
     EntryInfo, PublishedBlock, RegistryVerifyReport, RemoteReport, RemoteVerdict,
 };
 use mcpseal_report::publish::{Check, CheckState, any_failed};
-use mcpseal_surface::lock::exclude;
-use mcpseal_surface::{jcs, server_info, sha256_hex};
+use mcpseal_surface::lock::live_sha256;
+use mcpseal_surface::server_info;
 use serde_json::Value;
 use thiserror::Error;
 
@@ -343,11 +343,11 @@ async fn one_remote(
         Err(e) => return unverifiable(url, transport, e.to_string()),
     };
     let mut checks = Vec::new();
-    let live = exclude::apply(
+    // The hash `lock::compare` gives a lock's own check; the block carries no surface to diff.
+    let live_sha256 = live_sha256(
         &captured.surface.canonical_value(claim.form),
         &claim.exclude,
     );
-    let live_sha256 = sha256_hex(&jcs(&live));
     checks.push(Check::new(
         "registry/fingerprint",
         if live_sha256 == claim.sha256 {

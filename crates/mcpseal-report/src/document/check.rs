@@ -1,0 +1,54 @@
+//! The report of `mcpseal check` (`--format json`, `schemaVersion: 1`).
+//!
+//! ```json
+//! {"schemaVersion": 1, "matches": false, "lock": "surface.lock.json", "target": "…",
+//!  "lockedVersion": "1.0.0", "version": "1.0.0", "versionSource": "package.json",
+//!  "reportedVersion": "1.0.0", "relation": "same", "exclude": [], "acceptedFrom": "2.0.0",
+//!  "lockWouldAccept": false, "need": "newLine", "diff": {…}}
+//! ```
+
+use mcpseal_surface::lock::{Need, Relation};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::diff::DiffDocument;
+
+/// The report of `mcpseal check` (see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(
+    title = "mcpseal check report",
+    description = "`mcpseal check --format json`, schemaVersion 1. Additive changes only.",
+    extend("$id" = "https://github.com/mcpseal/mcpseal/blob/main/schemas/check-report.schema.json")
+)]
+pub struct CheckReport {
+    /// Always 1.
+    #[schemars(schema_with = "super::const_one")]
+    pub schema_version: u32,
+    /// The surface is the locked one (exit 0), or it changed (exit 1).
+    pub matches: bool,
+    /// The lock file, as given.
+    pub lock: String,
+    /// The server (URL or command line, credentials masked).
+    pub target: String,
+    /// The lock's version.
+    pub locked_version: String,
+    /// The server version used.
+    pub version: String,
+    /// Where it came from.
+    pub version_source: String,
+    /// The version the server reports in `serverInfo`.
+    pub reported_version: Option<String>,
+    /// The server version against the lock's.
+    pub relation: Relation,
+    /// The lock's exclusions (not compared).
+    pub exclude: Vec<String>,
+    /// The smallest version `mcpseal lock` would accept for this change (`null`: no change).
+    pub accepted_from: Option<String>,
+    /// Whether `mcpseal lock` would accept the change under the current version.
+    pub lock_would_accept: bool,
+    /// What the change needs from the version.
+    pub need: Need,
+    /// Locked → live.
+    pub diff: DiffDocument,
+}

@@ -1,0 +1,35 @@
+//! The typed documents of every command: what `--format json` prints, what a library user gets
+//! back from the `mcpseal` facade, and what the JSON Schemas in `schemas/` are generated from.
+//!
+//! Every document carries `schemaVersion: 1`, uses camelCase keys and only grows (new fields
+//! and values are additions; nothing is renamed or removed). One module per document:
+//! [`snapshot`](Snapshot), [`lock`](LockReport), [`check`](CheckReport),
+//! [`verify`](VerifyReport), [`diff`](DiffReport), [`probe`](ProbeDocument),
+//! [`rpc`](RpcReport), and the [`error`](ErrorDocument) document of a run with no verdict.
+
+mod check;
+mod diff;
+mod drift;
+mod error;
+mod lock;
+mod probe;
+mod rpc;
+mod snapshot;
+mod verify;
+
+pub use check::CheckReport;
+pub use diff::{DiffDocument, DiffReport, DiffSide, SideKind};
+pub use drift::{drift_findings, drift_rules, rule_id};
+pub use error::{ErrorBody, ErrorDocument, ErrorKind, unreachable_hint};
+pub use lock::{LockOutcome, LockRefusal, LockReport, RefusalReason};
+pub use probe::ProbeDocument;
+pub use rpc::RpcReport;
+pub use snapshot::{Snapshot, contradiction_warnings};
+pub use verify::VerifyReport;
+
+use schemars::{Schema, SchemaGenerator, json_schema};
+
+/// The schema of `schemaVersion`: the integer 1.
+pub(crate) fn const_one(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "integer", "const": 1})
+}

@@ -1,0 +1,103 @@
+//! The snapshot document (`mcpseal snapshot --format json`, `schemaVersion: 1`).
+//!
+//! ```json
+//! {"schemaVersion": 1, "form": "mcpseal/1", "era": "2026-07-28", "sha256": "…",
+//!  "items": {"tools": {"echo": {"sha256": "…", "descriptionSha256": "…"}}, "prompts": null, …},
+//!  "surface": {…}, "server": "demo", "counts": {"tools": 1, "prompts": null, …},
+//!  "notServed": {"prompts": "…"}}
+//! ```
+//!
+//! `server`, `counts` and `notServed` are additions for people and tools that do not want to
+//! walk `surface`. The raw capture behind it (`--save-capture`) is its own document
+//! (`mcpseal_surface::RawCapture`).
+
+use std::collections::BTreeMap;
+
+use mcpseal_surface::{Form, Items, ListKind, Surface};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The snapshot document (see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(
+    title = "mcpseal snapshot",
+    description = "`mcpseal snapshot --format json`, schemaVersion 1: a server's canonical surface and its fingerprint. Additive changes only.",
+    extend("$id" = "https://github.com/mcpseal/mcpseal/blob/main/schemas/snapshot.schema.json")
+)]
+pub struct Snapshot {
+    /// Always 1.
+    #[schemars(schema_with = "super::const_one")]
+    pub schema_version: u32,
+    /// `mcpseal/1` or `mcp-surface/1`.
+    #[schemars(with = "Form")]
+    pub form: String,
+    /// The revision the surface was captured in.
+    #[schemars(with = "mcpseal_surface::Era")]
+    pub era: String,
+    /// The fingerprint: SHA-256 of the canonical bytes.
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub sha256: String,
+    /// Per-item hashes; a list that is not served is `null`.
+    #[schemars(with = "mcpseal_surface::lock::ItemsDocument")]
+    pub items: Items,
+    /// The canonical surface object.
+    #[schemars(with = "mcpseal_surface::lock::CanonicalSurface")]
+    pub surface: Value,
+    /// The server's name, when it gave one.
+    pub server: Option<String>,
+    /// Items per list; `null` when not served.
+    pub counts: BTreeMap<String, Option<usize>>,
+    /// Why each unserved list is not served.
+    pub not_served: BTreeMap<String, String>,
+    /// What the server contradicted itself about (a capability advertised, its list then
+    /// answered with "method not found"): recorded as not served, and worth a look. Absent when
+    /// there is nothing to say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl Snapshot {
+    /// The document of a surface in a form.
+    pub fn of(surface: &Surface, form: Form) -> Snapshot {
+        let fp = surface.fingerprint(form);
+        let mut counts = BTreeMap::new();
+        for kind in ListKind::ALL {
+            counts.insert(kind.key().to_owned(), surface.count(kind));
+        }
+        Snapshot {
+            schema_version: 1,
+            form: form.as_str().to_owned(),
+            era: surface.era().as_str().to_owned(),
+            sha256: fp.sha256,
+            items: fp.items,
+            surface: surface.canonical_value(form),
+            server: surface.server_name().map(str::to_owned),
+            counts,
+            not_served: surface
+                .not_served()
+                .into_iter()
+                .map(|(k, n)| (k.key().to_owned(), n.message.clone()))
+                .collect(),
+            warnings: contradiction_warnings(surface),
+        }
+    }
+}
+
+/// The warnings a captured surface deserves: each list whose capability the server advertises
+/// and which it then answered with "method not found" (-32601). Such a list is not served (the
+/// server said so), but the server contradicts itself.
+pub fn contradiction_warnings(surface: &Surface) -> Vec<String> {
+    surface
+        .contradictions()
+        .into_iter()
+        .map(|kind| {
+            format!(
+                "the server advertises the `{}` capability but answered `{}` with \"method not found\"; recorded as not served",
+                kind.capability(),
+                kind.method()
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,370 @@
+//! `lock`, `check`, `verify` and `diff` reports in every format, and the lines they add on
+//! stderr for people.
+//!
+//! * text: the verdict line, the details, then the changes (most severe class first within
+//!   the engine's path order);
+//! * JSON: the report serialised with its keys sorted (objects at every level), pretty, one
+//!   trailing newline;
+//! * Markdown: `## mcpseal COMMAND`, the verdict, and the changes as finding tables;
+//! * SARIF: each change a result of rule `drift/<class>`, `run.properties` = `{command,
+//!   verdict, report}` (the JSON report).
+//!
+//! The verdict comes from the report (`matches`, `outcome`), never from a renderer.
+
+use std::fmt::Write as _;
+
+use mcpseal_surface::lock::{Need, Relation, Version};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::markdown::render_findings_markdown;
+use super::sarif::{SarifRun, render_findings_sarif};
+use crate::document::{
+    CheckReport, DiffDocument, DiffReport, LockOutcome, LockReport, RefusalReason, VerifyReport,
+    drift_findings, drift_rules,
+};
+use crate::format::Format;
+use crate::model::ToolInfo;
+
+/// What a drift report is made of, before choosing a format.
+struct Drift<'a> {
+    command: &'static str,
+    target: &'a str,
+    verdict: String,
+    text: String,
+    json: Value,
+    diff: &'a DiffDocument,
+}
+
+fn pretty(value: &Value) -> String {
+    let mut out = serde_json::to_string_pretty(value).unwrap_or_else(|e| {
+        serde_json::json!({ "error": format!("cannot serialise the report: {e}") }).to_string()
+    });
+    out.push('\n');
+    out
+}
+
+fn json_value<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+fn render(format: Format, d: &Drift<'_>, tool: &ToolInfo) -> String {
+    match format {
+        Format::Text => d.text.clone(),
+        Format::Json => pretty(&d.json),
+        Format::Markdown => format!(
+            "## mcpseal {}\n\n{}\n\n{}",
+            d.command,
+            d.verdict,
+            render_findings_markdown(&drift_findings(&d.diff.changes))
+        ),
+        Format::Sarif => {
+            let rules = drift_rules();
+            let found = drift_findings(&d.diff.changes);
+            let mut properties = Map::new();
+            properties.insert("command".into(), Value::from(d.command));
+            properties.insert("verdict".into(), Value::from(d.verdict.clone()));
+            properties.insert("report".into(), d.json.clone());
+            render_findings_sarif(&SarifRun {
+                tool,
+                target: d.target,
+                rules: &rules,
+                findings: &found,
+                execution_successful: true,
+                notifications: Vec::new(),
+                start_time_utc: None,
+                properties,
+            })
+        }
+    }
+}
+
+/// The changes as text lines, most severe class first within the engine's path order; empty
+/// without changes.
+pub fn render_changes_text(diff: &DiffDocument) -> String {
+    let mut out = String::new();
+    if diff.is_empty() {
+        return out;
+    }
+    let s = &diff.summary;
+    let _ = writeln!(
+        out,
+        "changes: {} breaking, {} security, {} additive, {} cosmetic, {} unjudged (semver bump: {})",
+        s.breaking,
+        s.security,
+        s.additive,
+        s.cosmetic,
+        s.unjudged,
+        diff.required_bump.as_str()
+    );
+    for c in &diff.changes {
+        let class = c.class.as_str().to_uppercase();
+        let _ = writeln!(out, "  {class:<9} {}  {}", c.path, c.explanation);
+    }
+    out
+}
+
+/// What a change needs, in words relative to the locked version ("a new minor", "a new major
+/// or 0.x line"…); "a higher version" when the locked version does not parse. `lock` refusals
+/// and `check` errors name the same requirement.
+pub fn need_phrase(need: Need, locked: &str) -> &'static str {
+    Version::parse(locked).map_or("a higher version", |v| need.phrase(&v))
+}
+
+fn lock_verdict(r: &LockReport) -> String {
+    let v = r.version.clone().unwrap_or_default();
+    let path = &r.lock;
+    let locked = r.locked_version.clone().unwrap_or_default();
+    match r.outcome {
+        LockOutcome::Created => format!("locked `{path}` at {v}"),
+        LockOutcome::Restamped => {
+            format!("surface unchanged: re-stamped `{path}` from {locked} to {v}")
+        }
+        LockOutcome::Accepted => format!("surface changed: locked `{path}` at {v} (was {locked})"),
+        LockOutcome::ExclusionsUpdated => {
+            format!("surface unchanged: updated the exclusions of `{path}`")
+        }
+        LockOutcome::UpToDate => format!("up to date: `{path}` already locks this surface at {v}"),
+        LockOutcome::KeptHigherStamp => format!(
+            "surface unchanged: `{path}` keeps {locked} (never re-stamped downwards to {v})"
+        ),
+        LockOutcome::Refused => format!("refused: `{path}` is untouched"),
+        LockOutcome::Volatile => {
+            format!("refused: the surface changed between two captures; `{path}` is untouched")
+        }
+    }
+}
+
+/// A lock report in `format`.
+pub fn render_lock(r: &LockReport, format: Format, tool: &ToolInfo) -> String {
+    let verdict = lock_verdict(r);
+    let mut text = format!("{verdict}\n");
+    if let (Some(v), Some(source)) = (&r.version, &r.version_source) {
+        let _ = writeln!(text, "version  {v} (from {source})");
+    }
+    if let Some(rv) = &r.reported_version {
+        let _ = writeln!(text, "server   reports {rv}");
+    }
+    let _ = writeln!(text, "{}  {}", r.form, r.sha256);
+    for p in &r.exclude {
+        let _ = writeln!(text, "exclude  {p}");
+    }
+    text.push_str(&render_changes_text(&r.diff));
+    render(
+        format,
+        &Drift {
+            command: "lock",
+            target: &r.target,
+            verdict,
+            text,
+            json: json_value(r),
+            diff: &r.diff,
+        },
+        tool,
+    )
+}
+
+/// The lines `lock` adds on stderr: why it refused and what to do, or a warning that
+/// security-class changes were locked.
+pub fn lock_notes(r: &LockReport) -> Vec<String> {
+    let mut notes: Vec<String> = r.warnings.iter().map(|w| format!("warning: {w}")).collect();
+    let security = r.diff.summary.security;
+    if r.outcome.written() && security > 0 {
+        notes.push(format!(
+            "warning: {security} security-class change(s) locked (see SECURITY above): review them; `--deny-security` refuses them"
+        ));
+    }
+    let path = &r.lock;
+    match (r.outcome, &r.refusal) {
+        (LockOutcome::Refused, Some(refusal)) => {
+            let v = r.version.clone().unwrap_or_else(|| "?".into());
+            let locked = r.locked_version.clone().unwrap_or_default();
+            let accepted = r.accepted_from.clone().unwrap_or_default();
+            let (message, hint) = match refusal.reason {
+                RefusalReason::Security => (
+                    format!("refused: the surface has security-class changes and `--deny-security` is set; `{path}` is untouched"),
+                    "review the SECURITY changes; lock without `--deny-security` once they are intended".to_owned(),
+                ),
+                reason => {
+                    let why = match reason {
+                        RefusalReason::SameVersion => format!("the surface changed but the version is still {v}"),
+                        RefusalReason::LowerVersion => format!("the surface changed under {v}, lower than the locked {locked}"),
+                        RefusalReason::BreakWithoutNewLine => format!("a contract break needs {}, and {locked} → {v} stays on the same compatibility line", need_phrase(refusal.need, &locked)),
+                        _ => format!("`--strict-semver`: additive or security changes need a new minor, and {locked} → {v} is not one"),
+                    };
+                    (
+                        format!("refused: {why}; `{path}` is untouched"),
+                        format!("bump the server's version to {accepted} or higher, then run `mcpseal lock` again"),
+                    )
+                }
+            };
+            notes.push(format!("error: {message}\nhint: {hint}"));
+        }
+        (LockOutcome::Volatile, _) => {
+            let mut items: Vec<String> = r
+                .diff
+                .changes
+                .iter()
+                .map(|c| c.item.clone().unwrap_or_else(|| c.path.clone()))
+                .collect();
+            items.dedup();
+            let first = r
+                .diff
+                .changes
+                .first()
+                .map_or("/…".to_owned(), |c| c.path.clone());
+            notes.push(format!(
+                "error: the surface changed between two captures ({}); a volatile surface cannot be locked\nhint: leave the volatile part out of the hash: `--exclude {first}`",
+                items.join(", ")
+            ));
+        }
+        _ => {}
+    }
+    notes
+}
+
+fn check_verdict(r: &CheckReport) -> String {
+    let (path, locked, v) = (&r.lock, &r.locked_version, &r.version);
+    if r.matches {
+        format!("ok: the surface is the one locked in `{path}` ({locked})")
+    } else {
+        format!("drift: the surface differs from the one locked in `{path}` ({locked}) under {v}")
+    }
+}
+
+/// A check report in `format`.
+pub fn render_check(r: &CheckReport, format: Format, tool: &ToolInfo) -> String {
+    let verdict = check_verdict(r);
+    let mut text = format!("{verdict}\n");
+    let _ = writeln!(text, "version  {} (from {})", r.version, r.version_source);
+    for p in &r.exclude {
+        let _ = writeln!(text, "exclude  {p} (not compared)");
+    }
+    text.push_str(&render_changes_text(&r.diff));
+    render(
+        format,
+        &Drift {
+            command: "check",
+            target: &r.target,
+            verdict,
+            text,
+            json: json_value(r),
+            diff: &r.diff,
+        },
+        tool,
+    )
+}
+
+/// The lines `check` adds on stderr: why the surface does not pass and what to do, or a note
+/// that the lock can be re-stamped.
+pub fn check_notes(r: &CheckReport) -> Vec<String> {
+    let (path, locked, v) = (&r.lock, &r.locked_version, &r.version);
+    if r.matches {
+        if r.relation == Relation::Higher {
+            return vec![format!(
+                "note: the server is at {v}, the lock at {locked}: `mcpseal lock` will re-stamp it, so that a later change under {v} is caught"
+            )];
+        }
+        return Vec::new();
+    }
+    let accepted = r.accepted_from.clone().unwrap_or_default();
+    let need = need_phrase(r.need, locked);
+    let semver = r.diff.required_bump.as_str();
+    vec![match r.relation {
+        Relation::Higher if r.lock_would_accept => format!(
+            "error: the surface changed and the version went up ({locked} → {v}), but the lock was not rewritten; the bump satisfies the rules\nhint: re-lock with `mcpseal lock` and commit `{path}`"
+        ),
+        Relation::Higher => format!(
+            "error: the surface changed under {v}, and {locked} → {v} does not satisfy the rules: the change needs {need} ({accepted} or higher; semver bump: {semver})\nhint: bump the version to {accepted} or higher, then re-lock with `mcpseal lock`"
+        ),
+        _ => format!(
+            "error: the surface changed but the version is {v} (locked: {locked}); the change needs {need} (semver bump: {semver})\nhint: bump the server's version to {accepted} or higher, then run `mcpseal lock`"
+        ),
+    }]
+}
+
+fn verify_verdict(r: &VerifyReport) -> String {
+    let (shown, path, locked) = (&r.target, &r.lock, &r.locked_version);
+    if r.matches {
+        format!("verified: `{shown}` serves the surface locked in `{path}` ({locked})")
+    } else {
+        format!("drift: `{shown}` does not serve the surface locked in `{path}` ({locked})")
+    }
+}
+
+fn version_line(r: &VerifyReport) -> String {
+    let locked = &r.locked_version;
+    match (&r.reported_version, r.reported_is_locked) {
+        (Some(v), Some(true)) => format!("the server reports {v}, the locked version"),
+        (Some(v), Some(false)) => format!("the server reports {v}, not the locked {locked}"),
+        (Some(v), None) => format!("the server reports `{v}` (not semver; locked: {locked})"),
+        (None, _) => format!("the server reports no version (locked: {locked})"),
+    }
+}
+
+/// A verify report in `format`.
+pub fn render_verify(r: &VerifyReport, format: Format, tool: &ToolInfo) -> String {
+    let verdict = verify_verdict(r);
+    let mut text = format!("{verdict}\n");
+    let _ = writeln!(text, "version  {}", version_line(r));
+    let _ = writeln!(text, "locked   {}", r.locked_sha256);
+    let _ = writeln!(text, "live     {}", r.live_sha256);
+    for p in &r.exclude {
+        let _ = writeln!(text, "exclude  {p} (not compared)");
+    }
+    text.push_str(&render_changes_text(&r.diff));
+    render(
+        format,
+        &Drift {
+            command: "verify",
+            target: &r.target,
+            verdict,
+            text,
+            json: json_value(r),
+            diff: &r.diff,
+        },
+        tool,
+    )
+}
+
+/// The lines `verify` adds on stderr when the endpoint drifted.
+pub fn verify_notes(r: &VerifyReport) -> Vec<String> {
+    if r.matches {
+        return Vec::new();
+    }
+    vec![format!(
+        "error: the deployed surface drifted from the lock ({} change(s))\nhint: deploy the locked build, or bump the version and run `mcpseal lock` for the new surface",
+        r.diff.changes.len().max(1)
+    )]
+}
+
+/// A diff report in `format`.
+pub fn render_diff(r: &DiffReport, format: Format, tool: &ToolInfo) -> String {
+    let diff = &r.diff;
+    let verdict = if diff.is_empty() {
+        "no surface change".to_owned()
+    } else {
+        format!(
+            "{} change(s); semver bump needed: {}",
+            diff.changes.len(),
+            diff.required_bump.as_str()
+        )
+    };
+    let text = if diff.is_empty() {
+        format!("{verdict}\n")
+    } else {
+        render_changes_text(diff)
+    };
+    render(
+        format,
+        &Drift {
+            command: "diff",
+            target: &r.b.source,
+            verdict,
+            text,
+            json: json_value(r),
+            diff,
+        },
+        tool,
+    )
+}

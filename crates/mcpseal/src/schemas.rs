@@ -1,0 +1,34 @@
+//! Every public JSON document's schema, generated from its type: the list `cargo xtask` writes
+//! to (and checks against) `schemas/` at the repository root.
+
+use serde_json::Value;
+
+/// `(file name in schemas/, JSON Schema)` of every public document: the command reports and
+/// the error document (`mcpseal-report`), the publishing documents ([`crate::publish::schemas`]),
+/// the lock file (`mcpseal-surface`) and the raw capture (`mcpseal-protocol`). Sorted by file
+/// name.
+pub fn all() -> Vec<(&'static str, Value)> {
+    let mut all = mcpseal_report::schemas::documents();
+    all.extend(crate::publish::schemas());
+    all.extend(crate::serve::schemas());
+    all.push((
+        "surface-lock.schema.json",
+        mcpseal_surface::lock::lock_schema(),
+    ));
+    all.push((
+        "raw-capture.schema.json",
+        mcpseal_report::schemas::schema_of::<mcpseal_surface::RawCapture>(),
+    ));
+    for (name, schema) in &mut all {
+        // Every schema names where it is published (a type that does not say gets it here).
+        if let Some(object) = schema.as_object_mut() {
+            object.entry("$id").or_insert_with(|| {
+                Value::from(format!(
+                    "https://github.com/mcpseal/mcpseal/blob/main/schemas/{name}"
+                ))
+            });
+        }
+    }
+    all.sort_by(|a, b| a.0.cmp(b.0));
+    all
+}
