@@ -49,6 +49,7 @@ mod seal042;
 mod seal043;
 mod seal044;
 mod seal045;
+mod seal046;
 
 /// Every rule, in id order.
 pub static REGISTRY: &[&Rule] = &[
@@ -95,4 +96,5 @@ pub static REGISTRY: &[&Rule] = &[
     &seal043::SEAL043,
     &seal044::SEAL044,
     &seal045::SEAL045,
+    &seal046::SEAL046,
 ];
