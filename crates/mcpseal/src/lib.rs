@@ -11,6 +11,7 @@
 
 pub mod atomic;
 pub mod check;
+pub mod config;
 mod connect;
 pub mod diff;
 pub mod guard;
