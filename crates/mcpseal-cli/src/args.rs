@@ -53,6 +53,9 @@ pub enum Command {
     /// A pinning proxy between a host and a server: the host sees and calls only what the lock
     /// approves (`-- COMMAND` for stdio, `--upstream URL` with or without `--listen ADDR`).
     Guard(crate::commands::guard::GuardArgs),
+    /// Print the resolved project settings (`mcpseal.toml`, `[tool.mcpseal]` or `"mcpseal"` in
+    /// `package.json`) and where each came from.
+    Config(crate::project::ConfigArgs),
 }
 
 /// The server to speak to: a URL, or a command after `--`.

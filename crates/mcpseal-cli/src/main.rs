@@ -7,12 +7,13 @@ mod commands;
 mod error;
 mod lock_args;
 mod output;
+mod project;
 mod publish_args;
 mod settings;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::args::{Cli, Command};
 use crate::error::Outcome;
@@ -22,7 +23,16 @@ fn main() -> ExitCode {
     if let Some(args) = commands::sandbox::launcher_args() {
         return commands::sandbox::run(args);
     }
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    // One shared "target or config" step for every command that takes a target.
+    if let Err(e) = project::apply(&mut cli.command, &matches) {
+        output::note(&e.to_string());
+        return ExitCode::from(Outcome::NoVerdict.code());
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -47,6 +57,7 @@ fn main() -> ExitCode {
             Command::Card(args) => commands::card::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Guard(args) => commands::guard::run(args).await,
+            Command::Config(args) => project::run(&args),
         }
     });
     // Children of stdio targets are killed when their connection drops; do not wait on
