@@ -56,6 +56,10 @@ pub enum Command {
     /// Print the resolved project settings (`mcpseal.toml`, `[tool.mcpseal]` or `"mcpseal"` in
     /// `package.json`) and where each came from.
     Config(crate::project::ConfigArgs),
+    /// Print a shell completion script: `mcpseal completions bash > /etc/bash_completion.d/mcpseal`.
+    Completions(crate::shell::CompletionsArgs),
+    /// Print the `mcpseal(1)` man page (roff): `mcpseal man > mcpseal.1`.
+    Man,
 }
 
 /// The server to speak to: a URL, or a command after `--`.

@@ -10,6 +10,7 @@ mod output;
 mod project;
 mod publish_args;
 mod settings;
+mod shell;
 
 use std::process::ExitCode;
 
@@ -58,6 +59,8 @@ fn main() -> ExitCode {
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Guard(args) => commands::guard::run(args).await,
             Command::Config(args) => project::run(&args),
+            Command::Completions(args) => shell::completions(&args),
+            Command::Man => shell::man(),
         }
     });
     // Children of stdio targets are killed when their connection drops; do not wait on
