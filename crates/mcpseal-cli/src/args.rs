@@ -68,6 +68,13 @@ pub enum Command {
     /// version, judge each against the previous one (exit 0 no violation, 1 violations, 2
     /// could not replay).
     Replay(crate::commands::replay::ReplayArgs),
+    /// Print the resolved project settings (`mcpseal.toml`, `[tool.mcpseal]` or `"mcpseal"` in
+    /// `package.json`) and where each came from.
+    Config(crate::project::ConfigArgs),
+    /// Print a shell completion script: `mcpseal completions bash > /etc/bash_completion.d/mcpseal`.
+    Completions(crate::shell::CompletionsArgs),
+    /// Print the `mcpseal(1)` man page (roff): `mcpseal man > mcpseal.1`.
+    Man,
 }
 
 /// The server to speak to: a URL, or a command after `--`.

@@ -11,12 +11,14 @@ mod error;
 mod interrupt;
 mod lock_args;
 mod output;
+mod project;
 mod publish_args;
 mod settings;
+mod shell;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::args::{Cli, Command, DocFormat, Format};
 use crate::error::{CliError, Outcome};
@@ -39,6 +41,9 @@ fn name(command: &Command) -> &'static str {
         Command::Serve(_) => "serve",
         Command::Guard(_) => "guard",
         Command::Replay(_) => "replay",
+        Command::Config(_) => "config",
+        Command::Completions(_) => "completions",
+        Command::Man => "man",
     }
 }
 
@@ -58,6 +63,9 @@ async fn run(command: Command, signals: Signals) -> Result<Outcome, CliError> {
         Command::Serve(args) => commands::serve::run(args, signals).await,
         Command::Guard(args) => commands::guard::run(args).await,
         Command::Replay(args) => commands::replay::run(args).await,
+        Command::Config(args) => project::run(&args),
+        Command::Completions(args) => shell::completions(&args),
+        Command::Man => shell::man(),
     }
 }
 
@@ -84,6 +92,8 @@ fn wants_json(command: &Command) -> bool {
         Command::Serve(a) => a.format == DocFormat::Json,
         Command::Guard(_) => false,
         Command::Replay(a) => a.format == commands::replay::ReplayFormat::Json,
+        Command::Config(a) => a.format == DocFormat::Json,
+        Command::Completions(_) | Command::Man => false,
     }
 }
 
@@ -111,9 +121,13 @@ fn asks_for_json(argv: &[String]) -> bool {
 
 /// Parses the command line; a usage error is printed by clap (exit 2) and, when the command
 /// line asked for JSON, followed by the error document on stdout.
-fn parse() -> Result<Cli, ExitCode> {
+fn parse() -> Result<(Cli, clap::ArgMatches), ExitCode> {
     let argv: Vec<String> = std::env::args().collect();
-    Cli::try_parse_from(&argv).map_err(|e| {
+    // The matches too: the project config fills in what the flags left out, by value source.
+    let parsed = Cli::command()
+        .try_get_matches_from(&argv)
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    parsed.map_err(|e| {
         if e.use_stderr() && asks_for_json(&argv) {
             let text = e.render().to_string();
             let message = text
@@ -145,11 +159,16 @@ fn main() -> ExitCode {
     if let Some(args) = commands::sandbox::launcher_args() {
         return commands::sandbox::run(args);
     }
-    let cli = match parse() {
-        Ok(cli) => cli,
+    let (mut cli, matches) = match parse() {
+        Ok(parsed) => parsed,
         Err(code) => return code,
     };
     let json = wants_json(&cli.command);
+    // One shared "target or config" step for every command that takes a target.
+    if let Err(e) = project::apply(&mut cli.command, &matches) {
+        output::error(&e, json);
+        return ExitCode::from(Outcome::NoVerdict.code());
+    }
     let runtime = match runtime() {
         Ok(r) => r,
         Err(e) => {

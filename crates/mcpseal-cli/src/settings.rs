@@ -109,7 +109,7 @@ pub fn target(args: &TargetArgs) -> Result<Target, CliError> {
             "give either a URL or `-- COMMAND`, not both",
         )),
         (None, true) => Err(CliError::usage("no server given")
-            .hint("pass an http(s):// URL, or the server's command after `--`")),
+            .hint("pass an http(s):// URL, or the server's command after `--`, or set `[server]` in `mcpseal.toml` (docs/config.md)")),
     }
 }
 

@@ -18,6 +18,7 @@
 pub mod atomic;
 pub mod call;
 pub mod check;
+pub mod config;
 mod connect;
 mod described;
 pub mod diff;

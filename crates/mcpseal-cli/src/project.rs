@@ -1,0 +1,285 @@
+//! The project config at the edge: one shared "target or config" step run before every command
+//! that takes a target (so the commands themselves are unchanged), and `mcpseal config`.
+//!
+//! Flags win: a setting is taken from the config only when its flag was not given (clap's
+//! value source tells a typed `--lock surface.lock.json` from the default).
+
+use std::path::{Path, PathBuf};
+
+use clap::ArgMatches;
+use clap::parser::ValueSource;
+use mcpseal::config::{self, FailOn, Flags, Loaded, Resolved, ServerTarget};
+use serde_json::json;
+
+use crate::args::{self, Command, ConnectArgs, DocFormat, TargetArgs};
+use crate::error::{CliError, Outcome};
+use crate::lock_args::{LockFileArgs, RuleArgs, VersionArgs};
+use crate::output;
+
+/// Reads the working directory's config (`None` when there is none).
+pub fn load() -> Result<Option<Loaded>, CliError> {
+    config::discover(Path::new("")).map_err(|e| CliError::usage(e.to_string()).hint(e.hint()))
+}
+
+/// The parts of one command's arguments a config can fill.
+#[derive(Default)]
+struct Parts<'a> {
+    target: Option<&'a mut TargetArgs>,
+    connect: Option<&'a mut ConnectArgs>,
+    lock: Option<(&'a mut LockFileArgs, bool)>,
+    version: Option<&'a mut VersionArgs>,
+    rules: Option<&'a mut RuleArgs>,
+    exclude: Option<&'a mut Vec<String>>,
+    fail_on: Option<(&'a mut args::FailOn, bool)>,
+    skip: Option<&'a mut Vec<String>>,
+}
+
+/// Whether argument `id` of the subcommand was given (not defaulted). Asked only of commands
+/// that have the argument (clap panics on an unknown id in debug builds).
+fn given(matches: &ArgMatches, id: &str) -> bool {
+    matches
+        .subcommand()
+        .and_then(|(_, m)| m.value_source(id))
+        .is_some_and(|s| s != ValueSource::DefaultValue)
+}
+
+/// Fills the settings of `command` that the command line left out from the project config.
+/// Commands without a target (diff, registry, card, serve) are left alone.
+pub fn apply(command: &mut Command, matches: &ArgMatches) -> Result<(), CliError> {
+    let parts = match command {
+        Command::Rpc(a) => Parts {
+            target: Some(&mut a.target),
+            connect: Some(&mut a.connect),
+            ..Parts::default()
+        },
+        Command::Snapshot(a) => Parts {
+            target: Some(&mut a.target),
+            connect: Some(&mut a.connect),
+            ..Parts::default()
+        },
+        Command::Probe(a) if a.list_rules => return Ok(()),
+        Command::Probe(a) => Parts {
+            target: Some(&mut a.target),
+            connect: Some(&mut a.connect),
+            fail_on: Some((&mut a.fail_on, given(matches, "fail_on"))),
+            skip: Some(&mut a.skip),
+            ..Parts::default()
+        },
+        Command::Lock(a) => Parts {
+            target: Some(&mut a.target),
+            connect: Some(&mut a.connect),
+            lock: Some((&mut a.lock, given(matches, "path"))),
+            version: Some(&mut a.version),
+            rules: Some(&mut a.rules),
+            exclude: Some(&mut a.exclude),
+            ..Parts::default()
+        },
+        Command::Check(a) => Parts {
+            target: Some(&mut a.target),
+            connect: Some(&mut a.connect),
+            lock: Some((&mut a.lock, given(matches, "path"))),
+            version: Some(&mut a.version),
+            rules: Some(&mut a.rules),
+            ..Parts::default()
+        },
+        Command::Verify(a) => Parts {
+            target: Some(&mut a.target),
+            connect: Some(&mut a.connect),
+            lock: Some((&mut a.lock, given(matches, "path"))),
+            ..Parts::default()
+        },
+        _ => return Ok(()),
+    };
+    let Some(loaded) = load()? else {
+        return Ok(());
+    };
+    fill(parts, &loaded);
+    Ok(())
+}
+
+fn fill(p: Parts<'_>, loaded: &Loaded) {
+    let flags = Flags {
+        target_given: p
+            .target
+            .as_ref()
+            .is_some_and(|t| t.url.is_some() || !t.command.is_empty()),
+        lock: p
+            .lock
+            .as_ref()
+            .and_then(|(l, given)| given.then(|| l.path.clone())),
+        version_given: p
+            .version
+            .as_ref()
+            .is_some_and(|v| v.manifest.is_some() || v.server_version.is_some()),
+        exclude: p.exclude.as_ref().map(|e| e.to_vec()).unwrap_or_default(),
+        fail_on: p
+            .fail_on
+            .as_ref()
+            .and_then(|(f, given)| given.then(|| to_config(**f))),
+        skip: p.skip.as_ref().map(|s| s.to_vec()).unwrap_or_default(),
+        strict_semver: p.rules.as_ref().is_some_and(|r| r.strict_semver),
+        deny_security: p.rules.as_ref().is_some_and(|r| r.deny_security),
+    };
+    let r = config::resolve(Some(loaded), &flags);
+    if let (Some(target), Some(server)) = (p.target, &r.server) {
+        match &server.value.target {
+            ServerTarget::Command(c) => target.command.clone_from(c),
+            ServerTarget::Url(u) => target.url = Some(u.clone()),
+        }
+        if let Some(connect) = p.connect {
+            // The config's environment first, so an `--env` flag for the same name wins.
+            let mut env: Vec<String> = server
+                .value
+                .env
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            env.append(&mut connect.env);
+            connect.env = env;
+            if connect.cwd.is_none() {
+                connect.cwd = Some(server.value.cwd.clone());
+            }
+        }
+    }
+    if let Some((lock, _)) = p.lock {
+        lock.path.clone_from(&r.lock.value);
+    }
+    if let (Some(version), Some(manifest)) = (p.version, &r.manifest) {
+        version.manifest = Some(manifest.value.clone());
+    }
+    if let Some(rules) = p.rules {
+        rules.strict_semver = r.strict_semver.value;
+        rules.deny_security = r.deny_security.value;
+    }
+    if let Some(exclude) = p.exclude {
+        exclude.clone_from(&r.exclude.value);
+    }
+    if let Some((fail_on, _)) = p.fail_on {
+        *fail_on = from_config(r.fail_on.value);
+    }
+    if let Some(skip) = p.skip {
+        skip.clone_from(&r.skip.value);
+    }
+}
+
+fn to_config(f: args::FailOn) -> FailOn {
+    match f {
+        args::FailOn::Error => FailOn::Error,
+        args::FailOn::Warning => FailOn::Warning,
+        args::FailOn::Never => FailOn::Never,
+    }
+}
+
+fn from_config(f: FailOn) -> args::FailOn {
+    match f {
+        FailOn::Error => args::FailOn::Error,
+        FailOn::Warning => args::FailOn::Warning,
+        FailOn::Never => args::FailOn::Never,
+    }
+}
+
+/// `mcpseal config`.
+#[derive(Debug, clap::Args)]
+pub struct ConfigArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
+}
+
+/// Prints the resolved settings and where each came from (no flags: config, else default).
+pub fn run(args: &ConfigArgs) -> Result<Outcome, CliError> {
+    let loaded = load()?;
+    let r = config::resolve(loaded.as_ref(), &Flags::default());
+    let rows = rows(&r);
+    let text = match args.format {
+        DocFormat::Text => {
+            let mut text = format!(
+                "config          {}\n",
+                r.file
+                    .as_deref()
+                    .unwrap_or("(none: every setting is a default)")
+            );
+            for (key, value, source) in &rows {
+                text.push_str(&format!("{key:<15} {value}  ({source})\n"));
+            }
+            text
+        }
+        DocFormat::Json => {
+            let settings: serde_json::Map<String, serde_json::Value> = rows
+                .iter()
+                .map(|(k, v, s)| ((*k).to_owned(), json!({ "value": v, "source": s })))
+                .collect();
+            let doc = json!({ "schemaVersion": 1, "file": r.file, "settings": settings });
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&doc).map_err(|e| CliError::usage(e.to_string()))?
+            )
+        }
+    };
+    output::emit(&text, None)?;
+    Ok(Outcome::Ok)
+}
+
+fn rows(r: &Resolved) -> Vec<(&'static str, String, String)> {
+    let path = |p: &PathBuf| p.display().to_string();
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "(none)".to_owned()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut rows = Vec::new();
+    match &r.server {
+        Some(s) => {
+            let shown = match &s.value.target {
+                ServerTarget::Command(c) => format!("-- {}", c.join(" ")),
+                ServerTarget::Url(u) => u.clone(),
+            };
+            rows.push(("server", shown, s.source.to_string()));
+            let names: Vec<String> = s.value.env.iter().map(|(k, _)| k.clone()).collect();
+            // Names only: values may be credentials.
+            rows.push(("server.env", list(&names), s.source.to_string()));
+            rows.push(("server.cwd", path(&s.value.cwd), s.source.to_string()));
+        }
+        None => rows.push((
+            "server",
+            "(none: give a URL or `-- COMMAND`)".to_owned(),
+            "default".to_owned(),
+        )),
+    }
+    rows.push(("lock", path(&r.lock.value), r.lock.source.to_string()));
+    match &r.manifest {
+        Some(m) => rows.push(("manifest", path(&m.value), m.source.to_string())),
+        None => rows.push((
+            "manifest",
+            "(the one manifest here, else serverInfo.version)".to_owned(),
+            "default".to_owned(),
+        )),
+    }
+    rows.push((
+        "exclude",
+        list(&r.exclude.value),
+        r.exclude.source.to_string(),
+    ));
+    rows.push((
+        "fail-on",
+        r.fail_on.value.as_str().to_owned(),
+        r.fail_on.source.to_string(),
+    ));
+    rows.push(("skip", list(&r.skip.value), r.skip.source.to_string()));
+    rows.push((
+        "strict-semver",
+        r.strict_semver.value.to_string(),
+        r.strict_semver.source.to_string(),
+    ));
+    rows.push((
+        "deny-security",
+        r.deny_security.value.to_string(),
+        r.deny_security.source.to_string(),
+    ));
+    if let Some(v) = &r.required_version {
+        rows.push(("required-version", v.value.clone(), v.source.to_string()));
+    }
+    rows
+}

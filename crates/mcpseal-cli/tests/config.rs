@@ -1,0 +1,193 @@
+//! The project config end to end: commands with no target use `mcpseal.toml` (or
+//! `[tool.mcpseal]` / `"mcpseal"`), flags override it, `mcpseal config` says where each setting
+//! came from, and a bad or ambiguous config is exit 2 naming the file and key.
+
+use std::path::Path;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use mcpseal_fixtures::stdio_argv;
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(dir: &Path, args: &[&str]) -> Out {
+    let out = Command::cargo_bin("mcpseal")
+        .expect("binary")
+        .timeout(Duration::from_secs(60))
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .args(args)
+        .output()
+        .expect("runs");
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// `command = [...]` for the fixture, as a TOML array.
+fn fixture_command() -> String {
+    let argv = stdio_argv(&["--mode", "modern"]);
+    serde_json::to_string(&argv).expect("json is TOML here")
+}
+
+#[test]
+fn commands_without_a_target_use_the_config_and_flags_override_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let toml = format!(
+        "lock = \"locks/surface.lock.json\"\nfail-on = \"never\"\n\n[server]\ncommand = {}\nenv = {{ MCPSEAL_TEST_CONFIG = \"1\" }}\n",
+        fixture_command()
+    );
+    std::fs::write(dir.path().join("mcpseal.toml"), toml).expect("write");
+    std::fs::create_dir(dir.path().join("locks")).expect("mkdir");
+
+    let snap = run(dir.path(), &["snapshot", "--format", "json"]);
+    assert_eq!(snap.code, 0, "{}", snap.stderr);
+    assert!(
+        snap.stdout.contains("\"form\": \"mcpseal/1\""),
+        "{}",
+        snap.stdout
+    );
+
+    let lock = run(dir.path(), &["lock"]);
+    assert_eq!(lock.code, 0, "{}", lock.stderr);
+    assert!(dir.path().join("locks/surface.lock.json").is_file());
+    assert!(!dir.path().join("surface.lock.json").exists());
+
+    let check = run(dir.path(), &["check"]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+
+    // A flag wins over the config: there is no lock at the flag's path.
+    let other = run(dir.path(), &["check", "--lock", "other.json"]);
+    assert_eq!(other.code, 2, "{}", other.stderr);
+    assert!(other.stderr.contains("other.json"), "{}", other.stderr);
+
+    let probe = run(dir.path(), &["probe", "--format", "json"]);
+    assert_eq!(probe.code, 0, "{}", probe.stderr);
+
+    let shown = run(dir.path(), &["config"]);
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    assert!(
+        shown
+            .stdout
+            .contains("lock            locks/surface.lock.json  (mcpseal.toml)"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        shown
+            .stdout
+            .contains("fail-on         never  (mcpseal.toml)"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        shown.stdout.contains("skip            (none)  (default)"),
+        "{}",
+        shown.stdout
+    );
+    // Environment names only: values may be credentials.
+    assert!(
+        shown.stdout.contains("MCPSEAL_TEST_CONFIG"),
+        "{}",
+        shown.stdout
+    );
+    let json = run(dir.path(), &["config", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).expect("json");
+    assert_eq!(doc["settings"]["lock"]["source"], "mcpseal.toml");
+    assert_eq!(doc["settings"]["exclude"]["source"], "default");
+}
+
+#[test]
+fn package_json_and_pyproject_sections_are_configs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pkg = serde_json::json!({
+        "name": "x", "version": "1.0.0",
+        "mcpseal": { "server": { "command": stdio_argv(&["--mode", "modern"]) }, "skip": ["SEAL012"] }
+    });
+    std::fs::write(dir.path().join("package.json"), pkg.to_string()).expect("write");
+    let snap = run(dir.path(), &["snapshot"]);
+    assert_eq!(snap.code, 0, "{}", snap.stderr);
+    let shown = run(dir.path(), &["config"]);
+    assert!(
+        shown
+            .stdout
+            .contains("skip            SEAL012  (package.json \"mcpseal\")"),
+        "{}",
+        shown.stdout
+    );
+
+    let py = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        py.path().join("pyproject.toml"),
+        format!(
+            "[project]\nname = \"x\"\nversion = \"1.0.0\"\n\n[tool.mcpseal.server]\ncommand = {}\n",
+            fixture_command()
+        ),
+    )
+    .expect("write");
+    let snap = run(py.path(), &["snapshot"]);
+    assert_eq!(snap.code, 0, "{}", snap.stderr);
+}
+
+#[test]
+fn two_configs_are_refused_naming_both() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("mcpseal.toml"), "lock = \"a.json\"\n").expect("write");
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[tool.mcpseal]\nlock = \"b.json\"\n",
+    )
+    .expect("write");
+    let out = run(dir.path(), &["check"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("mcpseal.toml") && out.stderr.contains("pyproject.toml [tool.mcpseal]"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("hint:"), "{}", out.stderr);
+    // A pyproject.toml without the section is no config: one config, no conflict.
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"x\"\n",
+    )
+    .expect("write");
+    assert_eq!(run(dir.path(), &["config"]).code, 0);
+}
+
+#[test]
+fn unknown_keys_are_refused_naming_key_and_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("mcpseal.toml"),
+        "[server]\ncomand = [\"node\", \"s.js\"]\n",
+    )
+    .expect("write");
+    let out = run(dir.path(), &["snapshot"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("comand") && out.stderr.contains("mcpseal.toml"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("hint:"), "{}", out.stderr);
+    std::fs::write(dir.path().join("mcpseal.toml"), "[server]\ncommand = []\n").expect("write");
+    let out = run(dir.path(), &["snapshot"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("`command` is empty"), "{}", out.stderr);
+}
+
+#[test]
+fn no_config_and_no_target_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = run(dir.path(), &["snapshot"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("no server given"), "{}", out.stderr);
+    assert!(out.stderr.contains("mcpseal.toml"), "{}", out.stderr);
+}

@@ -1,0 +1,12 @@
+//! Writes the project config's JSON Schema to `schemas/mcpseal-config.schema.json`.
+
+use std::path::Path;
+
+fn main() -> std::io::Result<()> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/mcpseal-config.schema.json");
+    let mut text =
+        serde_json::to_string_pretty(&mcpseal::config::schema()).map_err(std::io::Error::other)?;
+    text.push('\n');
+    std::fs::write(path, text)
+}
