@@ -231,13 +231,10 @@ pub struct CallArgs {
     #[arg(long)]
     pub verbose: bool,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub target: TargetArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub connect: ConnectArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub output: OutputArgs,
 }
 

@@ -11,6 +11,10 @@
 //!
 //! Needs `bash tests/peers/install.sh` first (node and the pinned npm packages); a missing peer
 //! fails, it is never skipped.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs and starts the programs it checks"
+)]
 
 mod call_support;
 

@@ -1,6 +1,10 @@
 //! The project config end to end: commands with no target use `mcpseal.toml` (or
 //! `[tool.mcpseal]` / `"mcpseal"`), flags override it, `mcpseal config` says where each setting
 //! came from, and a bad or ambiguous config is exit 2 naming the file and key.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs and starts the programs it checks"
+)]
 
 use std::path::Path;
 use std::time::Duration;

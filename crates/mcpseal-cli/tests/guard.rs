@@ -2,6 +2,10 @@
 //! after it was locked (stdio both eras, Streamable HTTP), a prose-only change passing with a
 //! warning, the audit log, server-to-client requests forwarded, an unchanged server passing
 //! through byte for byte, and fail-closed start-up errors.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs and starts the programs it checks"
+)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

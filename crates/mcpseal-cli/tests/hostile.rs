@@ -9,6 +9,10 @@
 //!
 //! One test per attack, so nextest runs them in parallel; the timeouts and caps are small so
 //! the whole suite stays within a few minutes of CI on a loaded 2-core machine.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test starts the hostile server directly for some cases"
+)]
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -167,7 +171,10 @@ fn attack(case: &str, over: Over, deadline: Duration) -> Vec<String> {
             if over == Over::Stdio { "stdio" } else { "HTTP" }
         );
         // The figures of each run, for the record (nextest shows them with --no-capture).
-        #[allow(clippy::print_stderr)]
+        #[expect(
+            clippy::print_stderr,
+            reason = "progress of a long hostile case on the test's stderr"
+        )]
         {
             eprintln!(
                 "{label}: exit {:?}, {:.2} s, peak RSS {} KiB",

@@ -4,6 +4,10 @@
 //! unbumped or breaking change is flagged (exit 1, the exact rows, violations and witnesses),
 //! a clean history is not (exit 0); the JSON is byte-identical across two runs except
 //! `generatedAt` and validates against the committed schema.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs and starts the programs it checks"
+)]
 
 use std::path::Path;
 use std::process::Output;

@@ -6,6 +6,10 @@
 //!
 //! The machine-dependent lines (which isolation this kernel gives) are left out of the
 //! committed document, so it is the same on every Linux machine.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs and starts the programs it checks"
+)]
 
 use std::path::Path;
 

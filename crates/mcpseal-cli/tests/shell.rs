@@ -1,5 +1,9 @@
 //! `mcpseal completions` for four shells and the man page: generated, and exercised with the
 //! real tools installed here (bash runs its completion function; groff renders the page).
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs and starts the programs it checks"
+)]
 
 use std::process::Command as Std;
 use std::time::Duration;

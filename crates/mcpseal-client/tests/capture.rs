@@ -3,6 +3,10 @@
 //! getting no answer (timeout, crash, oversize, 401, a status without JSON-RPC, a redirect, a
 //! result without the list array, a later page, the capture cap). And one timeout per dead
 //! method: a second capture sharing the run's options does not wait it out again.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs and starts the programs it checks"
+)]
 
 use std::time::{Duration, Instant};
 

@@ -253,8 +253,10 @@ impl Guard {
     ///
     /// # Errors
     /// The refusal for calls to its items when it failed or cannot be verified item by item.
-    // A failed read is rare and answered at once; boxing the refusal would buy nothing.
-    #[allow(clippy::result_large_err)]
+    #[expect(
+        clippy::result_large_err,
+        reason = "a failed read is rare and answered at once; boxing the refusal would buy nothing"
+    )]
     pub fn record_list(
         &self,
         kind: ListKind,

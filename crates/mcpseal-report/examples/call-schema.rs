@@ -1,6 +1,11 @@
 //! Writes the `mcpseal call` document's JSON Schema to `schemas/call-report.schema.json`
 //! (`cargo run -p mcpseal-report --example call-schema`).
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "writes the committed schema it generates (to fold into the xtask)"
+)]
+
 use std::path::Path;
 
 fn main() -> std::io::Result<()> {

@@ -9,7 +9,10 @@
 //!
 //! Run: `cargo build --release -p mcpseal-fixtures && cargo bench -p mcpseal-core
 //! --no-default-features --bench guard_latency` (`GUARD_BENCH_CALLS`, default 20 000 per side).
-
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the benchmark starts the direct baseline server itself"
+)]
 #![allow(missing_docs, reason = "bench binary")]
 #![allow(
     clippy::print_stdout,

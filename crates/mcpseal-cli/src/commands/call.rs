@@ -1,4 +1,8 @@
 //! `mcpseal call`: parse, one facade call, render, exit code from the report.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "asking the person at the terminal: the question goes to stderr, beside the output module"
+)]
 
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::sync::Arc;

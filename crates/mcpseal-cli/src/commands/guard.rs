@@ -30,7 +30,6 @@ pub struct GuardArgs {
     #[command(subcommand)]
     pub action: Option<GuardAction>,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub lock: LockFileArgs,
     /// The policy (TOML): block, warn or allow per drift class, globally and per item. Default:
     /// block everything except `prose` (warn) and `cosmetic` (allow).
@@ -53,7 +52,6 @@ pub struct GuardArgs {
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub connect: ConnectArgs,
 }
 

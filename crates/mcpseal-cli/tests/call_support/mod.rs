@@ -1,7 +1,7 @@
 //! Shared by the `mcpseal call` tests: the fixture as a target (stdio or HTTP, either era), the
 //! command run end to end, and the report checked against its committed schema.
 
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -4,8 +4,11 @@
 //! Synchronisation is by readiness signals, never by sleeping: the fixture's `--request-log`
 //! line says a request is in flight; the polls below only wait for such a state with a
 //! generous deadline (the machine may be loaded).
-
-#![allow(dead_code)]
+#![allow(
+    clippy::disallowed_methods,
+    reason = "ps/kill helpers start programs; not every binary uses them"
+)]
+#![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
