@@ -75,7 +75,7 @@ fn secret_words(args: &[String]) -> Vec<Option<Secret>> {
 }
 
 /// `args` with every credential-looking value replaced by `[redacted]` (see
-/// [`secret_words`]): how a command line is shown.
+/// `secret_words`): how a command line is shown.
 pub fn redact_argv(args: &[String]) -> Vec<String> {
     args.iter()
         .zip(secret_words(args))
