@@ -271,7 +271,8 @@ fn a_2025_stdio_rug_pull_is_hidden_refused_and_audited() {
         "tool `echo`",
         "description",
         "changed since it was locked",
-        "mcpseal check --lock s.lock.json",
+        "mcpseal guard review --lock s.lock.json",
+        "mcpseal guard approve tool:echo --lock s.lock.json",
     ] {
         assert!(message.contains(part), "{part:?} missing from {message}");
     }

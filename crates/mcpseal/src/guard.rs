@@ -19,6 +19,8 @@ use mcpseal_server::HttpOptions;
 
 use crate::lock::{WorkflowError, read_lock};
 
+pub mod review;
+
 /// Items per page of the filtered lists the host sees.
 pub const PAGE_SIZE: usize = 100;
 
