@@ -68,10 +68,10 @@ pub enum GuardAction {
     Unwrap(UnwrapArgs),
     /// Show the drift a running guard would block: each changed, added or removed item, its
     /// class and what changed. Exit 0 when nothing is pending, 1 when something is.
-    Review(ReviewArgs),
+    Review(Box<ReviewArgs>),
     /// Re-lock only the named items (`tools/search`, `prompts/greet`, `server`…) or `--all`,
     /// leaving the rest of the lock as it was; the lock's version rules apply.
-    Approve(ApproveArgs),
+    Approve(Box<ApproveArgs>),
 }
 
 /// The server `review` and `approve` list: `-- COMMAND` or `--upstream URL`.
@@ -289,7 +289,7 @@ async fn approve(args: &ApproveArgs) -> Result<Outcome, CliError> {
             current,
         } => {
             output::note(&format!(
-                "error: refused: the change needs {need} than the lock's {locked}, and the server reports {current}; nothing was written"
+                "error: refused: the change needs {need} (the lock is at {locked}), and the server reports {current}; nothing was written"
             ));
             output::note(
                 "hint: release the server under a new version first, or pass `--allow-same-version` to re-lock under the lock's version",
