@@ -159,7 +159,16 @@ pub async fn list_items(
     };
     let mut exchanges = Vec::new();
     let mut budget = conn.options().limits.max_capture_bytes;
-    let list = read_list(conn, era, kind, &options, false, &mut budget, &mut exchanges).await;
+    let list = read_list(
+        conn,
+        era,
+        kind,
+        &options,
+        false,
+        &mut budget,
+        &mut exchanges,
+    )
+    .await;
     let mut items = Vec::new();
     let mut failure = list.failure;
     for page in &list.pages {

@@ -111,15 +111,6 @@ pub enum GuardError {
     /// credentials, lied…): the guard would have nothing it could verify.
     #[error("the upstream's surface cannot be listed, so the guard does not start: {0}")]
     Listing(#[source] crate::SnapshotError),
-    /// A list got no answer at start (the server crashed or timed out on it): recording it as
-    /// "not served" would be a lie, so the guard does not start.
-    #[error("the upstream did not answer `{list}`, so the guard does not start: {why}")]
-    ListUnanswered {
-        /// The list method.
-        list: String,
-        /// What the transport said.
-        why: String,
-    },
     /// The front failed (the address cannot be bound, stdin failed…).
     #[error(transparent)]
     Serve(#[from] mcpseal_server::ServeError),
@@ -151,9 +142,6 @@ impl GuardError {
                 "{}; the guard forwards nothing it cannot verify",
                 e.hint()
             ),
-            GuardError::ListUnanswered { .. } => {
-                "check that the server stays up and answers its lists in time (`--timeout`); the guard forwards nothing it cannot verify".into()
-            }
             GuardError::Serve(mcpseal_server::ServeError::Bind { .. }) => {
                 "pick a free address, e.g. `--listen 127.0.0.1:0` for any port".into()
             }
@@ -290,11 +278,11 @@ pub async fn run(
 }
 
 /// Lists the upstream's surface on a fresh connection (a new process for a command), closes it,
-/// and refuses what the guard could not verify against: a capture `lock` would refuse, and a
-/// list that got no answer (a crash or a timeout is never "not served").
+/// and refuses what the guard could not verify against: any capture `lock` would refuse (a
+/// crash, a timeout or a 401 is never "not served").
 ///
 /// # Errors
-/// [`GuardError::Open`], [`GuardError::Listing`] or [`GuardError::ListUnanswered`].
+/// [`GuardError::Open`] or [`GuardError::Listing`].
 pub async fn list_upstream(
     target: &Target,
     options: &Options,
@@ -303,19 +291,9 @@ pub async fn list_upstream(
     let conn = crate::connect::open(target, options.clone()).await?;
     let listed = crate::lock::capture(&conn, form, PAGE_CAP).await;
     conn.close().await;
-    let listed = listed.map_err(GuardError::Listing)?;
-    if let Some((kind, gap)) = listed
-        .surface
-        .not_served()
-        .into_iter()
-        .find(|(_, n)| n.kind == mcpseal_surface::NotServedKind::Transport)
-    {
-        return Err(GuardError::ListUnanswered {
-            list: kind.method().to_owned(),
-            why: gap.message.clone(),
-        });
-    }
-    Ok(listed)
+    // Since the capture records failures apart from "not served" (a timeout, a crash, a 401),
+    // a capture that is not refused is one the guard can verify against.
+    listed.map_err(GuardError::Listing)
 }
 
 /// The backup `mcpseal guard wrap` writes next to `config` (and `unwrap` restores).
