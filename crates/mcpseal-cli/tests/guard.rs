@@ -275,7 +275,8 @@ fn a_2025_stdio_rug_pull_is_hidden_refused_and_audited() {
         "tool `echo`",
         "description",
         "changed since it was locked",
-        "mcpseal check --lock s.lock.json",
+        "mcpseal guard review --lock s.lock.json",
+        "mcpseal guard approve tool:echo --lock s.lock.json",
     ] {
         assert!(message.contains(part), "{part:?} missing from {message}");
     }
@@ -664,11 +665,14 @@ fn the_http_front_blocks_a_rug_pull_and_passes_the_rest_untouched_both_eras() {
         ]);
         let (code, _, err) = run(&["lock", "--lock", "s.lock.json", &twin.url], d);
         assert_eq!(code, 0, "{mode}: {err}");
+        // The guard's start-up listing (fail closed) is the first this process answers.
         let upstream = mcpseal_fixtures::HttpFixture::start(&[
             "--mode",
             mode,
             "--rug-pull",
             "description",
+            "--rug-pull-after-listings",
+            "2",
             "--list-changed",
             "--ask-client",
             "tools/call",
@@ -736,7 +740,13 @@ fn the_stdio_front_guards_an_http_upstream() {
     ]);
     let (code, _, err) = run(&["lock", "--lock", "s.lock.json", &twin.url], dir.path());
     assert_eq!(code, 0, "{err}");
-    let upstream = mcpseal_fixtures::HttpFixture::start(&["--rug-pull", "widen-schema"]);
+    // The guard's start-up listing (fail closed) is the first this process answers.
+    let upstream = mcpseal_fixtures::HttpFixture::start(&[
+        "--rug-pull",
+        "widen-schema",
+        "--rug-pull-after-listings",
+        "2",
+    ]);
     let args: Vec<String> = [
         "guard",
         "--lock",
@@ -946,4 +956,53 @@ fn wrap_and_unwrap_round_trip_host_configs_and_the_wrapped_entry_runs_behind_the
         assert_eq!(code, 2, "no backup left: {err}");
         assert!(err.contains("hint:"), "{err}");
     }
+}
+
+/// Fail closed at start: an upstream whose listing fails (it crashes mid-listing, or never
+/// answers `tools/list`) ends the guard with exit 2 and a hint before it serves anything; the
+/// same lock in front of the healthy server starts and answers.
+#[test]
+fn an_upstream_whose_listing_fails_stops_the_guard_at_start() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fx = fixture();
+    lock_stdio(dir.path(), &[]);
+    let (code, out, err) = run(
+        &[
+            "guard",
+            "--lock",
+            "s.lock.json",
+            "--",
+            &fx,
+            "--crash-after",
+            "1",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("so the guard does not start") && err.contains("hint:"),
+        "{err}"
+    );
+    let (code, out, err) = run(
+        &[
+            "guard",
+            "--lock",
+            "s.lock.json",
+            "--timeout",
+            "2s",
+            "--",
+            &fx,
+            "--hang-on",
+            "tools/list",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("so the guard does not start"), "{err}");
+    // The good side: the healthy server behind the same lock is served.
+    let mut peer = Peer::guard(dir.path(), &[], &[]);
+    let list = peer.request(2, "tools/list", modern(Value::Null));
+    assert!(!tool_names(&list).is_empty(), "{list}");
 }

@@ -19,8 +19,13 @@ use mcpseal_server::HttpOptions;
 
 use crate::lock::{WorkflowError, read_lock};
 
+pub mod review;
+
 /// Items per page of the filtered lists the host sees.
 pub const PAGE_SIZE: usize = 100;
+
+/// Most pages per list the start-up listing and `guard review`/`approve` read.
+pub const PAGE_CAP: usize = 1000;
 
 /// What a guard is started with.
 pub struct GuardSetup {
@@ -102,6 +107,10 @@ pub enum GuardError {
     /// The upstream cannot be opened.
     #[error(transparent)]
     Open(#[from] crate::OpenError),
+    /// The upstream's surface cannot be listed at start (it crashed, timed out, refused the
+    /// credentials, lied…): the guard would have nothing it could verify.
+    #[error("the upstream's surface cannot be listed, so the guard does not start: {0}")]
+    Listing(#[source] crate::SnapshotError),
     /// The front failed (the address cannot be bound, stdin failed…).
     #[error(transparent)]
     Serve(#[from] mcpseal_server::ServeError),
@@ -129,6 +138,10 @@ impl GuardError {
                 "give the server's URL with `--upstream URL`, or drop `--listen` to serve stdio".into()
             }
             GuardError::Open(e) => e.hint().into(),
+            GuardError::Listing(e) => format!(
+                "{}; the guard forwards nothing it cannot verify",
+                e.hint()
+            ),
             GuardError::Serve(mcpseal_server::ServeError::Bind { .. }) => {
                 "pick a free address, e.g. `--listen 127.0.0.1:0` for any port".into()
             }
@@ -202,9 +215,15 @@ fn read_policy(path: &Path) -> Result<Policy, GuardError> {
 /// Opens the upstream and serves the host (see the module docs). `ready` gets the endpoint URL
 /// of an HTTP front once it is bound.
 ///
+/// Fail closed at start: before serving, the upstream's surface is listed once on a fresh
+/// connection (a new process for a command, as `lock` does); a listing that fails — a crash, a
+/// timeout, a 401, a list that is not served in full — ends the guard with
+/// [`GuardError::Listing`] instead of a guard that would answer every host request with an
+/// error.
+///
 /// # Errors
-/// [`GuardError::Open`] when the upstream cannot be started, [`GuardError::Serve`] when the
-/// front cannot be bound or fails.
+/// [`GuardError::Open`] when the upstream cannot be started, [`GuardError::Listing`] when its
+/// surface cannot be listed, [`GuardError::Serve`] when the front cannot be bound or fails.
 pub async fn run(
     guard: Guard,
     target: &Target,
@@ -216,6 +235,7 @@ pub async fn run(
     if matches!(front, Front::Http { .. }) && matches!(target, Target::Stdio { .. }) {
         return Err(GuardError::HttpFrontNeedsUrl);
     }
+    list_upstream(target, options, guard.lock().form).await?;
     let (transport, inbox) = Transport::open(target, options)
         .await
         .map_err(crate::OpenError::from)?;
@@ -255,6 +275,25 @@ pub async fn run(
             Ok(GuardEnd::Shutdown)
         }
     }
+}
+
+/// Lists the upstream's surface on a fresh connection (a new process for a command), closes it,
+/// and refuses what the guard could not verify against: any capture `lock` would refuse (a
+/// crash, a timeout or a 401 is never "not served").
+///
+/// # Errors
+/// [`GuardError::Open`] or [`GuardError::Listing`].
+pub async fn list_upstream(
+    target: &Target,
+    options: &Options,
+    form: mcpseal_surface::Form,
+) -> Result<crate::TrustedCapture, GuardError> {
+    let conn = crate::connect::open(target, options.clone()).await?;
+    let listed = crate::lock::capture(&conn, form, PAGE_CAP).await;
+    conn.close().await;
+    // Since the capture records failures apart from "not served" (a timeout, a crash, a 401),
+    // a capture that is not refused is one the guard can verify against.
+    listed.map_err(GuardError::Listing)
 }
 
 /// The backup `mcpseal guard wrap` writes next to `config` (and `unwrap` restores).

@@ -64,6 +64,60 @@ pub enum GuardAction {
     Wrap(WrapArgs),
     /// Restore the configuration from its backup, byte for byte.
     Unwrap(UnwrapArgs),
+    /// Show the drift a running guard would block: each changed, added or removed item, its
+    /// class and what changed. Exit 0 when nothing is pending, 1 when something is.
+    Review(Box<ReviewArgs>),
+    /// Re-lock only the named items (`tools/search`, `prompts/greet`, `server`…) or `--all`,
+    /// leaving the rest of the lock as it was; the lock's version rules apply.
+    Approve(Box<ApproveArgs>),
+}
+
+/// The server `review` and `approve` list: `-- COMMAND` or `--upstream URL`.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub lock: LockFileArgs,
+    /// The server's Streamable HTTP endpoint (instead of `-- COMMAND`).
+    #[arg(long, value_name = "URL")]
+    pub upstream: Option<String>,
+    /// The server command after `--` (stdio), run directly, without a shell.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub connect: ConnectArgs,
+}
+
+/// `mcpseal guard review`.
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub server: ServerArgs,
+}
+
+/// `mcpseal guard approve`.
+#[derive(Debug, Args)]
+pub struct ApproveArgs {
+    /// The items to re-lock, as LIST/ID (`tools/search`, `resources/file:///a`, `server`) or
+    /// as a refusal names them (`tool:search`).
+    #[arg(
+        value_name = "ITEM",
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
+    pub items: Vec<String>,
+    /// Re-lock every pending item.
+    #[arg(long)]
+    pub all: bool,
+    /// Re-lock even when the server's version does not carry the bump the change needs (the
+    /// lock keeps its version).
+    #[arg(long)]
+    pub allow_same_version: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub server: ServerArgs,
 }
 
 /// `mcpseal guard wrap`.
@@ -93,22 +147,11 @@ pub async fn run(args: GuardArgs) -> Result<Outcome, CliError> {
     match &args.action {
         Some(GuardAction::Wrap(w)) => return wrap(w),
         Some(GuardAction::Unwrap(u)) => return unwrap(u),
+        Some(GuardAction::Review(r)) => return review(r).await,
+        Some(GuardAction::Approve(a)) => return approve(a).await,
         None => {}
     }
-    let target = match (&args.upstream, args.command.is_empty()) {
-        (Some(url), true) => Target::http(url.clone()),
-        (None, false) => Target::stdio(args.command.iter().cloned()),
-        (Some(_), false) => {
-            return Err(CliError::usage(
-                "give either `--upstream URL` or `-- COMMAND`, not both",
-            ));
-        }
-        (None, true) => {
-            return Err(CliError::usage("no server given").hint(
-                "put the server's command after `--` (`mcpseal guard --lock surface.lock.json -- node server.js`), or pass `--upstream URL`",
-            ));
-        }
-    };
+    let target = target_of(&args.upstream, &args.command)?;
     let options = settings::options(&args.connect)?;
     let setup = GuardSetup {
         lock: args.lock.path.clone(),
@@ -151,20 +194,129 @@ pub async fn run(args: GuardArgs) -> Result<Outcome, CliError> {
     })
 }
 
-/// The commands a refusal points at. Only the program's name (its arguments may carry a token)
-/// and the URL with its credentials redacted are shown.
-fn hint(args: &GuardArgs, target: &Target) -> ReviewHint {
-    let lock = args.lock.path.display();
-    let server = match target {
-        Target::Http { url } => redact_url(url),
+fn target_of(upstream: &Option<String>, command: &[String]) -> Result<Target, CliError> {
+    Ok(match (upstream, command.is_empty()) {
+        (Some(url), true) => Target::http(url.clone()),
+        (None, false) => Target::stdio(command.iter().cloned()),
+        (Some(_), false) => {
+            return Err(CliError::usage(
+                "give either `--upstream URL` or `-- COMMAND`, not both",
+            ));
+        }
+        (None, true) => {
+            return Err(CliError::usage("no server given").hint(
+                "put the server's command after `--` (`mcpseal guard --lock surface.lock.json -- node server.js`), or pass `--upstream URL`",
+            ));
+        }
+    })
+}
+
+async fn review(args: &ReviewArgs) -> Result<Outcome, CliError> {
+    let s = &args.server;
+    let target = target_of(&s.upstream, &s.command)?;
+    let options = settings::options(&s.connect)?;
+    let review = mcpseal::guard::review::review(&s.lock.path, &target, &options).await?;
+    let mut text = String::new();
+    if review.clean() {
+        text.push_str(&format!(
+            "nothing pending: the server is what `{}` approves\n",
+            s.lock.path.display()
+        ));
+    } else {
+        text.push_str(&format!(
+            "pending drift against `{}` (locked at {}, server reports {}):\n",
+            s.lock.path.display(),
+            review.locked_version,
+            review.reported_version.as_deref().unwrap_or("no version")
+        ));
+        for d in &review.drift.items {
+            text.push_str(&mcpseal::guard::review::render_item(d));
+        }
+    }
+    output::emit(&text, None)?;
+    if review.clean() {
+        return Ok(Outcome::Ok);
+    }
+    output::note(&format!(
+        "hint: approve items with `mcpseal guard approve ITEM… --lock {} {}` (or `--all`)",
+        s.lock.path.display(),
+        server_words(&target)
+    ));
+    Ok(Outcome::Found)
+}
+
+async fn approve(args: &ApproveArgs) -> Result<Outcome, CliError> {
+    use mcpseal::guard::review::{Approval, ApproveOutcome, parse_item};
+    let s = &args.server;
+    let target = target_of(&s.upstream, &s.command)?;
+    let options = settings::options(&s.connect)?;
+    let approval = if args.all {
+        Approval::All
+    } else {
+        Approval::Items(args.items.iter().map(|i| parse_item(i)).collect())
+    };
+    let done = mcpseal::guard::review::approve(
+        &s.lock.path,
+        &target,
+        &options,
+        &approval,
+        args.allow_same_version,
+    )
+    .await
+    .map_err(|e| CliError::usage(e.to_string()).hint(e.hint()))?;
+    match done {
+        ApproveOutcome::Written { items, version } => {
+            let mut text = String::new();
+            for i in &items {
+                text.push_str(&format!("approved {i}\n"));
+            }
+            text.push_str(&format!(
+                "wrote `{}` under version {version}\n",
+                s.lock.path.display()
+            ));
+            output::emit(&text, None)?;
+            Ok(Outcome::Ok)
+        }
+        ApproveOutcome::NothingPending => {
+            output::emit("nothing pending: the lock is unchanged\n", None)?;
+            Ok(Outcome::Ok)
+        }
+        ApproveOutcome::NeedsBump {
+            need,
+            locked,
+            current,
+        } => {
+            output::note(&format!(
+                "error: refused: the change needs {need} (the lock is at {locked}), and the server reports {current}; nothing was written"
+            ));
+            output::note(
+                "hint: release the server under a new version first, or pass `--allow-same-version` to re-lock under the lock's version",
+            );
+            Ok(Outcome::Found)
+        }
+    }
+}
+
+/// The server as a refusal or hint shows it: the program's name only (its arguments may carry
+/// a token) or the URL with its credentials redacted.
+fn server_words(target: &Target) -> String {
+    match target {
+        Target::Http { url } => format!("--upstream {}", redact_url(url)),
         Target::Stdio { program, args } => {
             let more = if args.is_empty() { "" } else { " …" };
             format!("-- {program}{more}")
         }
-    };
+    }
+}
+
+/// The commands a refusal points at. Only the program's name (its arguments may carry a token)
+/// and the URL with its credentials redacted are shown.
+fn hint(args: &GuardArgs, target: &Target) -> ReviewHint {
+    let lock = args.lock.path.display();
+    let server = server_words(target);
     ReviewHint {
-        review: format!("mcpseal check --lock {lock} {server}"),
-        approve: format!("mcpseal lock --lock {lock} {server}"),
+        review: format!("mcpseal guard review --lock {lock} {server}"),
+        approve: format!("mcpseal guard approve ITEM --lock {lock} {server}"),
     }
 }
 
