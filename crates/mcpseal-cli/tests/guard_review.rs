@@ -2,6 +2,10 @@
 //! serving a surface file: the drift shown per item with its class and exit code, one item
 //! approved (served again through the guard while the other stays blocked), the version rules
 //! refusing a change without a bump unless `--allow-same-version`, and `--all`.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs and starts the programs it checks"
+)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

@@ -76,7 +76,6 @@ pub enum GuardAction {
 #[derive(Debug, Args)]
 pub struct ServerArgs {
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub lock: LockFileArgs,
     /// The server's Streamable HTTP endpoint (instead of `-- COMMAND`).
     #[arg(long, value_name = "URL")]
@@ -85,7 +84,6 @@ pub struct ServerArgs {
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub connect: ConnectArgs,
 }
 
@@ -93,7 +91,6 @@ pub struct ServerArgs {
 #[derive(Debug, Args)]
 pub struct ReviewArgs {
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub server: ServerArgs,
 }
 
@@ -116,7 +113,6 @@ pub struct ApproveArgs {
     #[arg(long)]
     pub allow_same_version: bool,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub server: ServerArgs,
 }
 
