@@ -523,7 +523,17 @@ pub fn resolve(loaded: Option<&Loaded>, flags: &Flags) -> Resolved {
 
 /// The JSON Schema of [`ProjectConfig`] (committed as `schemas/mcpseal-config.schema.json`).
 pub fn schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(ProjectConfig)).unwrap_or_default()
+    let mut schema = serde_json::to_value(schemars::schema_for!(ProjectConfig)).unwrap_or_default();
+    if let Some(object) = schema.as_object_mut() {
+        // Where editors fetch it from (the other documents say so on their types).
+        object.insert(
+            "$id".to_owned(),
+            serde_json::Value::from(
+                "https://github.com/mcpseal/mcpseal/blob/main/schemas/mcpseal-config.schema.json",
+            ),
+        );
+    }
+    schema
 }
 
 #[cfg(test)]

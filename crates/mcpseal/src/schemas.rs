@@ -5,7 +5,8 @@ use serde_json::Value;
 
 /// `(file name in schemas/, JSON Schema)` of every public document: the command reports and
 /// the error document (`mcpseal-report`), the publishing documents ([`crate::publish::schemas`]),
-/// the lock file (`mcpseal-surface`) and the raw capture (`mcpseal-protocol`). Sorted by file
+/// the call, replay and project-config documents, the lock file (`mcpseal-surface`) and the raw
+/// capture (`mcpseal-protocol`). Sorted by file
 /// name.
 pub fn all() -> Vec<(&'static str, Value)> {
     let mut all = mcpseal_report::schemas::documents();
@@ -15,6 +16,9 @@ pub fn all() -> Vec<(&'static str, Value)> {
         "surface-lock.schema.json",
         mcpseal_surface::lock::lock_schema(),
     ));
+    all.push(crate::replay::schema());
+    all.push(("mcpseal-config.schema.json", crate::config::schema()));
+    all.push(("call-report.schema.json", mcpseal_report::call::schema()));
     all.push((
         "raw-capture.schema.json",
         mcpseal_report::schemas::schema_of::<mcpseal_surface::RawCapture>(),

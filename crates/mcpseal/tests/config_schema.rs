@@ -13,7 +13,7 @@ fn committed_config_schema_is_current() {
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         have == want,
-        "schemas/mcpseal-config.schema.json is stale: run `cargo run -p mcpseal-core --example config-schema`"
+        "schemas/mcpseal-config.schema.json is stale: run `cargo xtask generate schemas`"
     );
     let validator = jsonschema::validator_for(&schema).expect("compiles");
     let good = serde_json::json!({

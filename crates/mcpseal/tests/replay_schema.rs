@@ -11,7 +11,7 @@ fn committed_replay_schema_is_current() {
     let have = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
     assert!(
         have == want,
-        "schemas/{name} is stale: run `cargo run -p mcpseal-core --example replay-schema`"
+        "schemas/{name} is stale: run `cargo xtask generate schemas`"
     );
     jsonschema::validator_for(&schema).expect("compiles");
 }

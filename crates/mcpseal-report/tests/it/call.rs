@@ -19,7 +19,7 @@ fn the_committed_call_schema_is_current() {
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         have == want,
-        "schemas/call-report.schema.json is stale: run `cargo run -p mcpseal-report --example call-schema`"
+        "schemas/call-report.schema.json is stale: run `cargo xtask generate schemas`"
     );
 }
 
