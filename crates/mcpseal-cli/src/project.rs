@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use clap::ArgMatches;
 use clap::parser::ValueSource;
 use mcpseal::config::{self, FailOn, Flags, Loaded, Resolved, ServerTarget};
-use serde_json::json;
 
 use crate::args::{self, Command, ConnectArgs, DocFormat, TargetArgs};
 use crate::error::{CliError, Outcome};
@@ -205,11 +204,20 @@ pub fn run(args: &ConfigArgs) -> Result<Outcome, CliError> {
             text
         }
         DocFormat::Json => {
-            let settings: serde_json::Map<String, serde_json::Value> = rows
-                .iter()
-                .map(|(k, v, s)| ((*k).to_owned(), json!({ "value": v, "source": s })))
-                .collect();
-            let doc = json!({ "schemaVersion": 1, "file": r.file, "settings": settings });
+            let doc = config::ConfigDocument {
+                schema_version: 1,
+                file: r.file.clone(),
+                settings: rows
+                    .iter()
+                    .map(|(k, v, s)| {
+                        let shown = config::ShownSetting {
+                            value: v.clone(),
+                            source: s.clone(),
+                        };
+                        ((*k).to_owned(), shown)
+                    })
+                    .collect(),
+            };
             format!(
                 "{}\n",
                 serde_json::to_string_pretty(&doc).map_err(|e| CliError::usage(e.to_string()))?

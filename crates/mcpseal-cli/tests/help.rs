@@ -69,8 +69,7 @@ fn help_fits_80_columns_for_every_subcommand() {
 fn help_wraps_at_word_boundaries_and_keeps_every_word() {
     // The top-level about text, wrapped at 80 and at 100 columns, is the same words in the same
     // order: wrapping only ever replaces a space with a line break and an indent.
-    let sentence =
-        "2 usage error, unreachable server, unreadable input, or a run that could not finish (with \
+    let sentence = "2 usage error, unreachable server, unreadable input, or a run that could not finish (with \
          `--format json`, a JSON error document";
     for columns in [80, 100] {
         let top = help(columns, &["--help"]);

@@ -521,6 +521,27 @@ pub fn resolve(loaded: Option<&Loaded>, flags: &Flags) -> Resolved {
     }
 }
 
+/// `mcpseal config --format json`: every resolved setting and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigDocument {
+    /// Always 1.
+    pub schema_version: u32,
+    /// The config file read, if any.
+    pub file: Option<String>,
+    /// Setting name → its value as shown and its source (`flag`, the config file, `default`).
+    pub settings: BTreeMap<String, ShownSetting>,
+}
+
+/// One setting of [`ConfigDocument`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ShownSetting {
+    /// The value as text (env values are never shown, only their names).
+    pub value: String,
+    /// Where it came from.
+    pub source: String,
+}
+
 /// The JSON Schema of [`ProjectConfig`] (committed as `schemas/mcpseal-config.schema.json`).
 pub fn schema() -> serde_json::Value {
     let mut schema = serde_json::to_value(schemars::schema_for!(ProjectConfig)).unwrap_or_default();
