@@ -338,7 +338,7 @@ fn the_version_is_the_input_else_the_repository_pin_else_the_actions_own() {
     let runner = Runner::new();
     std::fs::write(
         runner.path("ws/mcpseal.toml"),
-        "# pinned\nrequired-version = \"9.9.9\"\n\n[server]\ncommand = [\"x\"]\nrequired-version = \"1.0.0\"\n",
+        "# pinned\nrequired-version = \"9.9.9\"\n\n[server]\ncommand = [\"x\"]\n\n[server.env]\n\"required-version\" = \"1.0.0\"\n",
     )
     .expect("mcpseal.toml");
     // The pin wins over the Action's own version: 9.9.9 was never released here.

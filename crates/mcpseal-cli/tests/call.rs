@@ -277,7 +277,7 @@ fn a_definition_the_revision_refuses_is_a_finding() {
         .and_then(|a| a.iter().find(|f| f["ruleId"] == "CALL014"))
         .cloned()
         .unwrap_or(Value::Null);
-    assert_eq!(f["evidence"][0]["request"]["method"], "tools/list");
+    assert_eq!(f["evidence"][0]["request"]["method"], "tools/list", "{f:#}");
 }
 
 #[test]

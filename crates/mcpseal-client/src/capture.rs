@@ -167,6 +167,7 @@ pub async fn list_items(
         false,
         &mut budget,
         &mut exchanges,
+        true,
     )
     .await;
     let mut items = Vec::new();
@@ -200,7 +201,17 @@ async fn read_lists(
 ) {
     let mut budget = conn.options().limits.max_capture_bytes;
     for kind in ListKind::ALL {
-        let list = read_list(conn, era, kind, options, compat, &mut budget, exchanges).await;
+        let list = read_list(
+            conn,
+            era,
+            kind,
+            options,
+            compat,
+            &mut budget,
+            exchanges,
+            false,
+        )
+        .await;
         let answered = list
             .failure
             .as_ref()
@@ -312,6 +323,10 @@ fn modern_failure(why: &str) -> (Era, Option<Value>, Option<String>) {
     )
 }
 
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one private reader with its two callers; a struct would only rename the arguments"
+)]
 async fn read_list(
     conn: &Connection,
     era: Era,
@@ -320,6 +335,8 @@ async fn read_list(
     compat: bool,
     budget: &mut usize,
     exchanges: &mut Vec<Exchange>,
+    // Keep each page's exchange too (`list_items`: a caller that quotes the listing as evidence).
+    keep_exchanges: bool,
 ) -> ListCapture {
     let method = kind.method();
     let mut out = ListCapture::default();
@@ -348,7 +365,11 @@ async fn read_list(
             exchanges.push(ex);
             return out;
         }
-        // The page is kept once, verbatim, in the capture; its exchange is not kept.
+        // The page is kept once, verbatim, in the capture; its exchange is not kept unless the
+        // caller quotes it.
+        if keep_exchanges {
+            exchanges.push(ex.clone());
+        }
         let result = ex
             .response
             .as_mut()
