@@ -375,7 +375,11 @@ async fn one_remote(
         format!("a `{transport}` endpoint"),
     ));
     if let Some(a) = &claim.anonymous {
-        checks.extend(remeasure_anonymous(a, &captured.exchanges));
+        checks.extend(remeasure_anonymous(
+            a,
+            &captured.exchanges,
+            &captured.surface,
+        ));
     }
     let verdict = if any_failed(&checks) {
         RemoteVerdict::Mismatch
@@ -453,20 +457,34 @@ fn identity_checks(checks: &mut Vec<Check>, entry: &Entry, captured: &TrustedCap
 }
 
 /// What the published anonymous answers say against what the (credential-free) capture
-/// exchanged: a method the capture asked is compared (answers = HTTP 200 and a `result`); one
-/// it did not ask is left to the full anonymous measurement (seam, see the module docs).
+/// exchanged: a method the capture asked is compared (answers = HTTP 200 and a `result`); a
+/// list the capture served counts as answered (the capture keeps a served page, not its
+/// exchange, and a capture is only trusted when every page came with a 2xx result); one it did
+/// not ask is left to the full anonymous measurement (seam, see the module docs).
 pub fn remeasure_anonymous(
     claim: &mcpseal_publish::block::ClaimAnonymous,
     exchanges: &[Exchange],
+    surface: &mcpseal_surface::Surface,
 ) -> Vec<Check> {
     let mut out = Vec::new();
     let mut unmeasured = Vec::new();
     for (method, expected) in &claim.answers {
-        let Some(x) = exchanges.iter().find(|x| x.method() == method) else {
-            unmeasured.push(method.clone());
-            continue;
+        let exchange = exchanges.iter().find(|x| x.method() == method);
+        let served_list = mcpseal_surface::ListKind::ALL
+            .into_iter()
+            .find(|k| k.method() == method)
+            .is_some_and(|k| surface.count(k).is_some());
+        let (answers, status) = match exchange {
+            Some(x) => (
+                x.http_status == Some(200) && x.result().is_some(),
+                x.http_status,
+            ),
+            None if served_list => (true, Some(200)),
+            None => {
+                unmeasured.push(method.clone());
+                continue;
+            }
         };
-        let answers = x.http_status == Some(200) && x.result().is_some();
         let state = if answers == expected.answers {
             CheckState::Pass
         } else {
@@ -480,7 +498,7 @@ pub fn remeasure_anonymous(
             format!(
                 "{} (HTTP {})",
                 word(answers),
-                x.http_status.map_or("-".into(), |s| s.to_string())
+                status.map_or("-".into(), |s| s.to_string())
             ),
             if answers && !expected.answers {
                 format!("refused, as published: anonymous access widened to `{method}`")
