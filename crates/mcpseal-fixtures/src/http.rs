@@ -94,6 +94,10 @@ async fn endpoint(
         .then(|| serde_json::from_slice::<Value>(&body).ok())
         .flatten()
         .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_owned));
+    // Recorded before the authorization check, so a refused anonymous request is logged too.
+    if method == Method::POST {
+        crate::record::post(&h.knobs.record, &headers, rpc_method.as_deref());
+    }
     if let Some(refused) =
         crate::auth::refusal(&h.knobs.auth, port, &headers, rpc_method.as_deref())
     {

@@ -413,6 +413,10 @@ pub struct Knobs {
     /// concurrent runs), and the server's process group
     #[arg(long, value_name = "FILE")]
     pub request_log: Option<PathBuf>,
+
+    /// Which credential headers each request carried (`--credential-log`), in its own module.
+    #[command(flatten)]
+    pub record: crate::record::RecordKnobs,
 }
 
 /// How `--missing-resource` answers `resources/read` of an unknown URI.

@@ -23,6 +23,7 @@ mod knobs;
 mod methods;
 mod modes;
 mod paging;
+mod record;
 mod refuse;
 mod request_log;
 mod rugpull;
