@@ -1,6 +1,7 @@
 //! Locking a surface next to the server's version: the pure rules behind `mcpseal lock`,
 //! `check` and `verify`.
 //!
+//! * [`anonymous`]: the anonymous-access section (which methods answer without a credential);
 //! * [`file`](mod@file): the lock file (`surface.lock.json`), its integrity check and its stable bytes;
 //! * [`version`]: server versions (semver, a leading `v`, PEP 440 mapped to semver);
 //! * [`exclude`]: JSON Pointers naming volatile parts left out of the hash;
@@ -11,6 +12,7 @@
 //! No I/O here: the `mcpseal` crate reads manifests, captures servers and writes the file
 //! atomically.
 
+pub mod anonymous;
 pub mod compare;
 pub mod document;
 pub mod exclude;
@@ -18,6 +20,7 @@ pub mod file;
 pub mod rules;
 pub mod version;
 
+pub use anonymous::{AnonymousError, Answer, Answers, Configs, LockAnonymous};
 pub use compare::{Comparison, ItemState, ItemVerdict, compare, live_sha256};
 pub use document::{
     CanonicalSurface, DeclaredDocument, ItemHashDocument, ItemsDocument, LockDocument, lock_schema,
