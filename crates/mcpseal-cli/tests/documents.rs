@@ -200,7 +200,7 @@ fn lock_outcomes() {
     snap(&w, "lock_created_json", &lock("1.0.0", "json", &v1));
     snap(&w, "lock_up_to_date_json", &lock("1.0.0", "json", &v1));
     snap(&w, "lock_up_to_date_text", &lock("1.0.0", "text", &v1));
-    snap(&w, "lock_kept_higher_json", &lock("0.9.0", "json", &v1));
+    snap(&w, "lock_refused_lower_json", &lock("0.9.0", "json", &v1));
     snap(&w, "lock_restamped_json", &lock("1.0.1", "json", &v1));
     for format in FORMATS {
         snap(

@@ -170,12 +170,14 @@ fn versions_follow_the_rules() {
         &["lock"],
         Some(&["--surface", &removed, "--server-version", "2.0.5"]),
     );
-    assert_eq!(out.code, 0, "{out:?}");
+    // A lower version, same surface: a release mistake, refused and the file untouched.
+    assert_eq!(out.code, 1, "{out:?}");
     assert!(
-        out.stdout
-            .contains("keeps 2.1.0 (never re-stamped downwards to 2.0.5)"),
+        out.stderr
+            .contains("the surface is unchanged but 2.0.5 is lower than the locked 2.1.0"),
         "{out:?}"
     );
+    assert_eq!(w.lock_bytes(), stamped);
     let out = w.run(
         &["lock"],
         Some(&["--surface", &removed, "--server-version", "2.1.0"]),

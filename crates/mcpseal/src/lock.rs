@@ -329,7 +329,6 @@ where
         LockDecision::Accept => LockOutcome::Accepted,
         LockDecision::UpToDate if exclusions_changed => LockOutcome::ExclusionsUpdated,
         LockDecision::UpToDate => LockOutcome::UpToDate,
-        LockDecision::KeepHigherStamp => LockOutcome::KeptHigherStamp,
         LockDecision::Refuse(r) => {
             report.accepted_from = r.accepted.as_ref().map(ToString::to_string);
             report.refusal = Some(refusal(&r));
@@ -369,6 +368,7 @@ fn refusal(r: &Refusal) -> LockRefusal {
             Rule::BreakWithoutNewLine => RefusalReason::BreakWithoutNewLine,
             Rule::AdditiveWithoutMinor => RefusalReason::AdditiveWithoutMinor,
             Rule::Security => RefusalReason::Security,
+            Rule::UnchangedLowerVersion => RefusalReason::UnchangedLowerVersion,
         },
         need: r.need,
     }

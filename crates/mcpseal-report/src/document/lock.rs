@@ -32,8 +32,6 @@ pub enum LockOutcome {
     ExclusionsUpdated,
     /// Same surface and version: nothing written.
     UpToDate,
-    /// Same surface under a lower version: nothing written (never re-stamped downwards).
-    KeptHigherStamp,
     /// Refused by a rule: nothing written (exit 1).
     Refused,
     /// The surface changed between the two captures: nothing written (exit 1).
@@ -72,6 +70,9 @@ pub enum RefusalReason {
     AdditiveWithoutMinor,
     /// `--deny-security`: a security-class change.
     Security,
+    /// The surface is unchanged but the version is lower than the locked one: a release
+    /// mistake (an old branch, a wrong tag), never re-stamped downwards nor passed over.
+    UnchangedLowerVersion,
 }
 
 /// Why `lock` refused.

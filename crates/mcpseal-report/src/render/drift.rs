@@ -125,9 +125,6 @@ fn lock_verdict(r: &LockReport) -> String {
             format!("surface unchanged: updated the exclusions of `{path}`")
         }
         LockOutcome::UpToDate => format!("up to date: `{path}` already locks this surface at {v}"),
-        LockOutcome::KeptHigherStamp => format!(
-            "surface unchanged: `{path}` keeps {locked} (never re-stamped downwards to {v})"
-        ),
         LockOutcome::Refused => format!("refused: `{path}` is untouched"),
         LockOutcome::Volatile => {
             format!("refused: the surface changed between two captures; `{path}` is untouched")
@@ -181,6 +178,10 @@ pub fn lock_notes(r: &LockReport) -> Vec<String> {
             let locked = r.locked_version.clone().unwrap_or_default();
             let accepted = r.accepted_from.clone().unwrap_or_default();
             let (message, hint) = match refusal.reason {
+                RefusalReason::UnchangedLowerVersion => (
+                    format!("refused: the surface is unchanged but {v} is lower than the locked {locked} (an old branch or a wrong tag?); `{path}` is untouched"),
+                    format!("lock from the release that carries {locked} or a later version; a lock is never re-stamped downwards"),
+                ),
                 RefusalReason::Security => (
                     format!("refused: the surface has security-class changes and `--deny-security` is set; `{path}` is untouched"),
                     "review the SECURITY changes; lock without `--deny-security` once they are intended".to_owned(),

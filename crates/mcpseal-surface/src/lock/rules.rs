@@ -172,8 +172,6 @@ pub enum LockDecision {
     Create,
     /// Same surface, same version: nothing to write.
     UpToDate,
-    /// Same surface under a lower version: nothing to write (never re-stamped downwards).
-    KeepHigherStamp,
     /// Same surface under a higher version: write the new version.
     Restamp,
     /// Changed surface under a version that satisfies the rules: write it.
@@ -204,6 +202,8 @@ pub enum RefusalReason {
     AdditiveWithoutMinor,
     /// `--deny-security`.
     Security,
+    /// The surface is unchanged but the version is lower than the lock's (a release mistake).
+    UnchangedLowerVersion,
 }
 
 /// Decides what `lock` does with `current` against the lock (if any).
@@ -221,7 +221,13 @@ pub fn decide_lock(
     if need == Need::Nothing {
         return match relation {
             Relation::Same => LockDecision::UpToDate,
-            Relation::Lower => LockDecision::KeepHigherStamp,
+            // A lower version is a release mistake (an old branch, a wrong tag), never a
+            // stamp to keep quiet about: refused, the file untouched (SPEC.md section 9).
+            Relation::Lower => LockDecision::Refuse(Refusal {
+                reason: RefusalReason::UnchangedLowerVersion,
+                need,
+                accepted: Some(locked.semver().clone()),
+            }),
             Relation::Higher => LockDecision::Restamp,
         };
     }
@@ -303,10 +309,13 @@ mod tests {
         assert_eq!(lock("1.0.0", "1.0.0", NONE, o), LockDecision::UpToDate);
         assert_eq!(lock("1.0.0", "1.0.0+b7", NONE, o), LockDecision::UpToDate);
         assert_eq!(lock("1.0.0", "1.1.0", NONE, o), LockDecision::Restamp);
-        assert_eq!(
+        assert!(matches!(
             lock("1.1.0", "1.0.0", NONE, o),
-            LockDecision::KeepHigherStamp
-        );
+            LockDecision::Refuse(Refusal {
+                reason: RefusalReason::UnchangedLowerVersion,
+                ..
+            })
+        ));
     }
 
     #[test]
