@@ -56,9 +56,25 @@ pub struct ReportArgs {
     pub page_cap: usize,
 }
 
+/// Anonymous-access measurement switches shared by `lock`, `check` and `verify`.
+#[derive(Debug, Args)]
+pub struct AnonymousArgs {
+    /// Probe `tools/call` anonymously with this tool and arguments (`NAME=JSON`, e.g.
+    /// `echo={"text":"hi"}`): only a tool safe to run for a stranger. Without it, a tool that
+    /// cannot exist is asked, so nothing runs.
+    #[arg(long, value_name = "NAME=JSON")]
+    pub anonymous_call: Option<String>,
+}
+
 /// `mcpseal lock`.
 #[derive(Debug, Args)]
 pub struct LockArgs {
+    /// HTTP: also measure which methods answer without a credential (each probe sent alone,
+    /// credential headers removed) and lock it as the `anonymous` section.
+    #[arg(long)]
+    pub anonymous: bool,
+    #[command(flatten)]
+    pub anonymous_call: AnonymousArgs,
     #[command(flatten)]
     pub lock: LockFileArgs,
     /// Leave this part of the surface out of the hash: a JSON Pointer, with `KEY=VALUE` to pick
@@ -91,6 +107,11 @@ pub struct LockArgs {
 /// `mcpseal check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
+    /// Do not re-measure the lock's anonymous section (the report says it was skipped).
+    #[arg(long)]
+    pub no_anonymous: bool,
+    #[command(flatten)]
+    pub anonymous_call: AnonymousArgs,
     #[command(flatten)]
     pub lock: LockFileArgs,
     #[command(flatten)]
@@ -110,6 +131,11 @@ pub struct CheckArgs {
 /// `mcpseal verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
+    /// Do not re-measure the lock's anonymous section (the report says it was skipped).
+    #[arg(long)]
+    pub no_anonymous: bool,
+    #[command(flatten)]
+    pub anonymous_call: AnonymousArgs,
     /// Ask up to N times while the live surface differs (an edge may serve old instances right
     /// after a deploy); a refusal (liar, unreachable) is never retried.
     #[arg(long, default_value_t = 1, value_name = "N")]

@@ -10,7 +10,7 @@ use mcpseal::version_source::{self, VersionRequest};
 
 use crate::args::{ColorChoice, ConnectArgs, FormArg, TargetArgs};
 use crate::error::CliError;
-use crate::lock_args::{RuleArgs, VersionArgs};
+use crate::lock_args::{AnonymousArgs, RuleArgs, VersionArgs};
 
 /// The environment variable that sets the async runtime's worker threads.
 pub const WORKER_THREADS_ENV: &str = "MCPSEAL_WORKER_THREADS";
@@ -171,6 +171,28 @@ pub fn rule_options(args: &RuleArgs) -> RuleOptions {
         strict_semver: args.strict_semver,
         deny_security: args.deny_security,
     }
+}
+
+/// The anonymous measurement's options, `--anonymous-call NAME=JSON` parsed.
+pub fn anonymous_options(
+    args: &AnonymousArgs,
+) -> Result<mcpseal::anonymous::AnonymousOptions, CliError> {
+    let call = match &args.anonymous_call {
+        None => None,
+        Some(spec) => {
+            let bad = || {
+                CliError::usage(format!("`--anonymous-call {spec}` is not NAME=JSON"))
+                    .hint("name the tool and give its arguments as a JSON object: `--anonymous-call 'echo={\"text\":\"hi\"}'`")
+            };
+            let (name, json) = spec.split_once('=').ok_or_else(bad)?;
+            let args: serde_json::Value = serde_json::from_str(json).map_err(|_| bad())?;
+            if name.is_empty() || !args.is_object() {
+                return Err(bad());
+            }
+            Some((name.to_owned(), args))
+        }
+    };
+    Ok(mcpseal::anonymous::AnonymousOptions { call })
 }
 
 /// Whether to colour text written to stdout.

@@ -55,7 +55,7 @@ pub mod replay;
 pub mod schemas;
 
 pub use document::{
-    CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument, ErrorKind,
+    AnonymousCheck, CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument, ErrorKind,
     LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RpcReport, SideKind,
     Snapshot, VerifyReport, contradiction_warnings, drift_findings, drift_rules, rule_id,
     unreachable_hint,

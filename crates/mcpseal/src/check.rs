@@ -2,10 +2,13 @@
 
 use std::path::PathBuf;
 
-use mcpseal_client::{Connection, Options, Target};
+use mcpseal_client::{Connection, Options, Target, TransportKind};
+use mcpseal_report::AnonymousCheck;
+use mcpseal_surface::lock::anonymous;
 use mcpseal_surface::lock::{LockDecision, Need, Relation, RuleOptions, compare, decide_lock};
 
-use crate::lock::{WorkflowError, capture, read_lock, require_lock};
+use crate::anonymous::AnonymousOptions;
+use crate::lock::{WorkflowError, anonymous_section, capture, read_lock, require_lock};
 use crate::version_source::{VersionRequest, settle};
 
 pub use mcpseal_report::CheckReport;
@@ -21,6 +24,9 @@ pub struct CheckOptions {
     pub rules: RuleOptions,
     /// Where the version comes from.
     pub version: VersionRequest,
+    /// How to re-measure anonymous access when the lock has it; `None` (`--no-anonymous`)
+    /// skips it, and the report says so.
+    pub anonymous: Option<AnonymousOptions>,
 }
 
 /// Compares the server with the lock (see the `check` rules in `mcpseal_surface::lock::rules`).
@@ -43,12 +49,22 @@ pub async fn check(
     let captured = capture(conn, lock.form, options.page_cap).await?;
     let reported = captured.raw.reported_version();
     let version = settle(&options.version, reported.as_deref())?;
-    let comparison = compare(
+    let mut comparison = compare(
         &lock.declared,
         &captured.surface.canonical_value(lock.form),
         &lock.declared.exclude,
     );
-    let kinds = comparison.kinds();
+    let anonymous_state = remeasure(
+        conn,
+        &captured,
+        anonymous_section(&lock, &options.path)?,
+        options.anonymous.as_ref(),
+        &mut comparison.diff,
+    )
+    .await?;
+    let anonymous_changed = anonymous_state == Some(AnonymousCheck::Changed);
+    let mut kinds = comparison.kinds();
+    kinds.any = kinds.any || anonymous_changed;
     let need = Need::of(&kinds, &options.rules);
     let decision = decide_lock(
         Some(&locked_version),
@@ -58,7 +74,7 @@ pub async fn check(
     );
     Ok(CheckReport {
         schema_version: 1,
-        matches: comparison.matches(),
+        matches: comparison.matches() && !anonymous_changed,
         lock: options.path.display().to_string(),
         target: conn.target().display(),
         locked_version: lock.declared.version.clone(),
@@ -76,8 +92,35 @@ pub async fn check(
             .then(|| need.smallest_after(&locked_version).to_string()),
         lock_would_accept: matches!(decision, LockDecision::Accept),
         need,
+        anonymous: anonymous_state,
         diff: comparison.diff.into(),
     })
+}
+
+/// Re-measures the lock's anonymous section (`locked`) when asked to and the target is
+/// measured, adding its changes to `diff`; `None` when the lock has no section.
+///
+/// # Errors
+/// [`WorkflowError::Anonymous`]: the measurement failed (fail closed, exit 2).
+pub(crate) async fn remeasure(
+    conn: &Connection,
+    captured: &crate::snapshot::TrustedCapture,
+    locked: Option<mcpseal_surface::lock::LockAnonymous>,
+    options: Option<&AnonymousOptions>,
+    diff: &mut mcpseal_surface::SurfaceDiff,
+) -> Result<Option<AnonymousCheck>, WorkflowError> {
+    let Some(old) = locked else {
+        return Ok(None);
+    };
+    let Some(a) = options else {
+        return Ok(Some(AnonymousCheck::Skipped));
+    };
+    if conn.transport() != TransportKind::Http {
+        return Ok(Some(AnonymousCheck::Skipped));
+    }
+    let new = crate::anonymous::measure(conn, captured, a).await?;
+    diff.changes.extend(anonymous::changes(&old, &new));
+    Ok(Some(AnonymousCheck::measured(old.sha256 == new.sha256)))
 }
 
 /// `mcpseal check`: refuses a missing lock before starting the server, then opens `target`,

@@ -15,6 +15,7 @@
 //! what to do, [`Described`]), and the `mcpseal` binary decides how to render it and which exit
 //! code it means.
 
+pub mod anonymous;
 pub mod atomic;
 pub mod call;
 pub mod check;

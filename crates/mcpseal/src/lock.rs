@@ -9,13 +9,15 @@ use std::time::Duration;
 
 use mcpseal_client::{Connection, Options, Target};
 use mcpseal_report::{DiffDocument, ErrorBody, ErrorKind, LockRefusal, RefusalReason};
+use mcpseal_surface::lock::anonymous::{self, AnonymousError};
 use mcpseal_surface::lock::{
-    Declared, LockDecision, LockError, LockFile, Pointer, Refusal, Relation, RuleOptions, compare,
-    decide_lock, exclude,
+    Declared, LockAnonymous, LockDecision, LockError, LockFile, Pointer, Refusal, Relation,
+    RuleOptions, compare, decide_lock, exclude,
 };
 use mcpseal_surface::{Form, jcs, sha256_hex};
 use thiserror::Error;
 
+use crate::anonymous::{AnonymousOptions, MeasureError};
 use crate::described::Described;
 use crate::diff::engine;
 use crate::snapshot::{SnapshotError, SnapshotOptions, TrustedCapture, capture_trusted};
@@ -71,6 +73,18 @@ pub enum WorkflowError {
     /// A new exclusion selects nothing (a typo would silently exclude nothing).
     #[error("`--exclude {0}` selects nothing in the captured surface")]
     ExclusionMatchesNothing(String),
+    /// The lock's anonymous section is unusable (malformed, or edited by hand).
+    #[error("`{path}`: {source}")]
+    AnonymousSection {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: AnonymousError,
+    },
+    /// Anonymous access could not be measured (fail closed: no answer is no refusal).
+    #[error("{0}")]
+    Anonymous(#[from] MeasureError),
     /// Another run is writing the lock file (or its sidecar cannot be locked).
     #[error("{0}")]
     Locked(#[from] crate::writer_lock::WriterLockError),
@@ -100,6 +114,10 @@ impl WorkflowError {
             WorkflowError::Locked(e) => e.hint(),
             WorkflowError::Open(e) => e.hint(),
             WorkflowError::Version(e) => e.hint(),
+            WorkflowError::AnonymousSection { .. } => {
+                "the section is written by `mcpseal lock --anonymous`: restore it from version control, or delete the `anonymous` key and lock again"
+            }
+            WorkflowError::Anonymous(e) => e.hint(),
             WorkflowError::FormMismatch { .. } => {
                 "drop `--form` to keep the lock's form, or delete the lock file to start over in another form"
             }
@@ -113,7 +131,10 @@ impl WorkflowError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             WorkflowError::NoLock(_) => ErrorKind::NoLock,
-            WorkflowError::Read { .. } | WorkflowError::Lock { .. } => ErrorKind::BadLock,
+            WorkflowError::Read { .. }
+            | WorkflowError::Lock { .. }
+            | WorkflowError::AnonymousSection { .. } => ErrorKind::BadLock,
+            WorkflowError::Anonymous(e) => e.kind(),
             WorkflowError::Capture(e) => e.kind(),
             WorkflowError::Open(e) => e.kind(),
             WorkflowError::Version(e) => e.kind(),
@@ -182,6 +203,20 @@ pub fn read_lock(path: &Path) -> Result<Option<LockFile>, WorkflowError> {
         })
 }
 
+/// The lock's anonymous section, checked; `None` when it has none.
+///
+/// # Errors
+/// [`WorkflowError::AnonymousSection`].
+pub fn anonymous_section(
+    lock: &LockFile,
+    path: &Path,
+) -> Result<Option<LockAnonymous>, WorkflowError> {
+    LockAnonymous::from_lock_extra(&lock.extra).map_err(|source| WorkflowError::AnonymousSection {
+        path: path.to_owned(),
+        source,
+    })
+}
+
 pub(crate) async fn capture(
     conn: &Connection,
     form: Form,
@@ -208,6 +243,9 @@ pub struct LockOptions {
     /// How long to wait for another run writing the same lock file
     /// ([`crate::writer_lock`]); [`default_lock_wait`] is a good value.
     pub lock_wait: Duration,
+    /// `--anonymous`: measure anonymous access and lock it (`None`: the lock's section, if
+    /// any, is kept as it is).
+    pub anonymous: Option<AnonymousOptions>,
 }
 
 /// The default wait for another `mcpseal lock` on the same file: as long as that run's two
@@ -281,6 +319,7 @@ where
         exclude: pointers.iter().map(|p| p.as_str().to_owned()).collect(),
         accepted_from: None,
         refusal: None,
+        anonymous: None,
         diff: DiffDocument::default(),
         warnings: mcpseal_report::contradiction_warnings(&first.surface),
     };
@@ -296,6 +335,15 @@ where
         ));
     }
     let version = settle(&options.version, reported.as_deref())?;
+    let locked_anonymous = match &existing {
+        Some(l) => anonymous_section(l, &options.path)?,
+        None => None,
+    };
+    let measured = match &options.anonymous {
+        Some(a) => Some(crate::anonymous::measure(conn, &first, a).await?),
+        None => None,
+    };
+    report.anonymous.clone_from(&measured);
     let decision = match &existing {
         None => LockDecision::Create,
         Some(l) => {
@@ -307,8 +355,16 @@ where
                     source: LockError::Version(e),
                 })?;
             // The lock against the capture, both under the exclusions about to be written.
-            let comparison = compare(&l.declared, &surface, &pointers);
-            let kinds = comparison.kinds();
+            let mut comparison = compare(&l.declared, &surface, &pointers);
+            // The anonymous section is part of the surface: its changes join the diff, and a
+            // hash difference is a change even when no cell's verdict moved.
+            let mut anonymous_changed = false;
+            if let (Some(old), Some(new)) = (&locked_anonymous, &measured) {
+                comparison.diff.changes.extend(anonymous::changes(old, new));
+                anonymous_changed = old.sha256 != new.sha256;
+            }
+            let mut kinds = comparison.kinds();
+            kinds.any = kinds.any || anonymous_changed;
             report.diff = comparison.diff.into();
             decide_lock(
                 Some(&locked_version),
@@ -328,6 +384,9 @@ where
         LockDecision::Restamp => LockOutcome::Restamped,
         LockDecision::Accept => LockOutcome::Accepted,
         LockDecision::UpToDate if exclusions_changed => LockOutcome::ExclusionsUpdated,
+        LockDecision::UpToDate if locked_anonymous.is_none() && measured.is_some() => {
+            LockOutcome::AnonymousRecorded
+        }
         LockDecision::UpToDate => LockOutcome::UpToDate,
         LockDecision::Refuse(r) => {
             report.accepted_from = r.accepted.as_ref().map(ToString::to_string);
@@ -339,14 +398,20 @@ where
     if report.written {
         let declared = Declared::new(&version.version, surface, pointers);
         let mut file = LockFile::new(form, declared);
-        if report.outcome == LockOutcome::ExclusionsUpdated
-            && let Some(l) = &existing
+        if matches!(
+            report.outcome,
+            LockOutcome::ExclusionsUpdated | LockOutcome::AnonymousRecorded
+        ) && let Some(l) = &existing
         {
-            // Only the exclusions change: keep the stamped version.
+            // Only the exclusions or a first anonymous section change: keep the stamped
+            // version.
             file.declared.version = l.declared.version.clone();
         }
         if let Some(l) = existing {
             file.extra = l.extra;
+        }
+        if let Some(a) = &measured {
+            a.store(&mut file.extra);
         }
         crate::atomic::write_atomic(&options.path, file.render().as_bytes()).map_err(|source| {
             WorkflowError::Write {

@@ -12,9 +12,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcpseal_client::{Connection, Era, Options, SanityCheck, Target, sanity_check};
+use mcpseal_report::AnonymousCheck;
 use mcpseal_surface::lock::{Version, compare};
 
-use crate::lock::{WorkflowError, capture, read_lock, require_lock};
+use crate::anonymous::AnonymousOptions;
+use crate::check::remeasure;
+use crate::lock::{WorkflowError, anonymous_section, capture, read_lock, require_lock};
 use crate::snapshot::SnapshotError;
 
 pub use mcpseal_report::VerifyReport;
@@ -26,6 +29,8 @@ pub struct VerifyOptions {
     pub path: PathBuf,
     /// Most pages per list.
     pub page_cap: usize,
+    /// How to re-measure anonymous access when the lock has it (`None`: `--no-anonymous`).
+    pub anonymous: Option<AnonymousOptions>,
 }
 
 /// How [`run`] retries.
@@ -83,11 +88,19 @@ pub async fn verify(
         }));
     }
     let captured = capture(conn, lock.form, options.page_cap).await?;
-    let comparison = compare(
+    let mut comparison = compare(
         &lock.declared,
         &captured.surface.canonical_value(lock.form),
         &lock.declared.exclude,
     );
+    let anonymous_state = remeasure(
+        conn,
+        &captured,
+        anonymous_section(&lock, &options.path)?,
+        options.anonymous.as_ref(),
+        &mut comparison.diff,
+    )
+    .await?;
     let reported = captured.raw.reported_version();
     let reported_is_locked = reported.as_deref().and_then(|r| {
         let r = Version::parse(r).ok()?;
@@ -96,7 +109,7 @@ pub async fn verify(
     });
     Ok(VerifyReport {
         schema_version: 1,
-        matches: comparison.matches(),
+        matches: comparison.matches() && anonymous_state != Some(AnonymousCheck::Changed),
         lock: options.path.display().to_string(),
         target: conn.target().display(),
         locked_version: lock.declared.version.clone(),
@@ -111,6 +124,7 @@ pub async fn verify(
             .map(|p| p.as_str().to_owned())
             .collect(),
         attempts: 1,
+        anonymous: anonymous_state,
         diff: comparison.diff.into(),
     })
 }

@@ -44,6 +44,7 @@ async fn lock_fixture(
             rules: RuleOptions::default(),
             version: version(v),
             lock_wait: std::time::Duration::from_secs(60),
+            anonymous: None,
         },
     )
     .await;

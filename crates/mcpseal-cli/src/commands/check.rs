@@ -16,6 +16,11 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         page_cap: args.report.page_cap.max(1),
         rules: settings::rule_options(&args.rules),
         version,
+        anonymous: if args.no_anonymous {
+            None
+        } else {
+            Some(settings::anonymous_options(&args.anonymous_call)?)
+        },
     };
     let report = mcpseal::check::run(&target, options, &check_options).await?;
     output::emit(

@@ -33,6 +33,11 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
             Some(text) => settings::parse_duration(text)?,
             None => mcpseal::lock::default_lock_wait(options.timeout),
         },
+        anonymous: if args.anonymous {
+            Some(settings::anonymous_options(&args.anonymous_call)?)
+        } else {
+            None
+        },
     };
     let report = mcpseal::lock::run(&target, options, &lock_options).await?;
     output::emit(

@@ -31,6 +31,11 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
     let verify_options = VerifyOptions {
         path: args.lock.path.clone(),
         page_cap: args.report.page_cap.max(1),
+        anonymous: if args.no_anonymous {
+            None
+        } else {
+            Some(settings::anonymous_options(&args.anonymous_call)?)
+        },
     };
     let progress = Notes { wait: &args.wait };
     let report = mcpseal::verify::run(&target, options, &verify_options, retry, &progress).await?;

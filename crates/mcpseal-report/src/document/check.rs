@@ -6,6 +6,9 @@
 //!  "reportedVersion": "1.0.0", "relation": "same", "exclude": [], "acceptedFrom": "2.0.0",
 //!  "lockWouldAccept": false, "need": "newLine", "diff": {…}}
 //! ```
+//!
+//! A lock with an anonymous section adds `anonymous`: `"same"`, `"changed"` (re-measured) or
+//! `"skipped"` (`--no-anonymous`, or a target this build does not measure); absent otherwise.
 
 use mcpseal_surface::lock::{Need, Relation};
 use schemars::JsonSchema;
@@ -49,6 +52,32 @@ pub struct CheckReport {
     pub lock_would_accept: bool,
     /// What the change needs from the version.
     pub need: Need,
+    /// What happened to the lock's anonymous section (absent: the lock has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anonymous: Option<AnonymousCheck>,
     /// Locked → live.
     pub diff: DiffDocument,
+}
+
+/// What `check` or `verify` did with the lock's anonymous section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum AnonymousCheck {
+    /// Not re-measured (`--no-anonymous`, or a target without an anonymous configuration).
+    Skipped,
+    /// Re-measured: the same hash as the lock's section.
+    Same,
+    /// Re-measured: it differs (the changes are in the diff).
+    Changed,
+}
+
+impl AnonymousCheck {
+    /// The verdict of a re-measurement.
+    pub fn measured(same: bool) -> AnonymousCheck {
+        if same {
+            AnonymousCheck::Same
+        } else {
+            AnonymousCheck::Changed
+        }
+    }
 }

@@ -9,10 +9,11 @@
 //!
 //! `diff` is locked surface → captured surface (for `volatile`: first capture → second). A
 //! refusal adds `refusal` (the rule and what the change needs); `acceptedFrom` is the smallest
-//! version it would accept.
+//! version it would accept. `lock --anonymous` adds `anonymous`, the measured section in the
+//! lock's shape (`sha256`, `answers`, `configs`).
 
 use mcpseal_surface::Form;
-use mcpseal_surface::lock::Need;
+use mcpseal_surface::lock::{LockAnonymous, Need};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +31,9 @@ pub enum LockOutcome {
     Accepted,
     /// Same surface, only the exclusions changed: wrote them.
     ExclusionsUpdated,
+    /// Same surface and version, and an anonymous section the lock did not have yet: wrote it
+    /// (a first measurement is no change of the surface; the stamped version is kept).
+    AnonymousRecorded,
     /// Same surface and version: nothing written.
     UpToDate,
     /// Refused by a rule: nothing written (exit 1).
@@ -47,6 +51,7 @@ impl LockOutcome {
                 | LockOutcome::Restamped
                 | LockOutcome::Accepted
                 | LockOutcome::ExclusionsUpdated
+                | LockOutcome::AnonymousRecorded
         )
     }
 
@@ -126,6 +131,9 @@ pub struct LockReport {
     /// For a refusal: why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refusal: Option<LockRefusal>,
+    /// The anonymous access measured (`--anonymous`; absent without it), in the lock's shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anonymous: Option<LockAnonymous>,
     /// Locked → captured (for `volatile`: first capture → second).
     pub diff: DiffDocument,
     /// What the server contradicted itself about

@@ -17,7 +17,7 @@ mod rpc;
 mod snapshot;
 mod verify;
 
-pub use check::CheckReport;
+pub use check::{AnonymousCheck, CheckReport};
 pub use diff::{DiffDocument, DiffReport, DiffSide, SideKind};
 pub use drift::{drift_findings, drift_rules, rule_id};
 pub use error::{ErrorBody, ErrorDocument, ErrorKind, unreachable_hint};

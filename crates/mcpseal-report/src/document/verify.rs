@@ -47,6 +47,9 @@ pub struct VerifyReport {
     /// How many times the endpoint was asked (`--attempts`; the last answer is reported).
     #[schemars(range(min = 1))]
     pub attempts: u32,
+    /// What happened to the lock's anonymous section (absent: the lock has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anonymous: Option<super::check::AnonymousCheck>,
     /// Locked → live (of the last attempt).
     pub diff: DiffDocument,
 }

@@ -17,6 +17,7 @@ use mcpseal_surface::lock::{Need, Relation, Version};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::anonymous::{anonymous_line, anonymous_table};
 use super::markdown::render_findings_markdown;
 use super::sarif::{SarifRun, render_findings_sarif};
 use crate::document::{
@@ -124,6 +125,9 @@ fn lock_verdict(r: &LockReport) -> String {
         LockOutcome::ExclusionsUpdated => {
             format!("surface unchanged: updated the exclusions of `{path}`")
         }
+        LockOutcome::AnonymousRecorded => {
+            format!("surface unchanged: recorded anonymous access in `{path}` at {v}")
+        }
         LockOutcome::UpToDate => format!("up to date: `{path}` already locks this surface at {v}"),
         LockOutcome::Refused => format!("refused: `{path}` is untouched"),
         LockOutcome::Volatile => {
@@ -145,6 +149,9 @@ pub fn render_lock(r: &LockReport, format: Format, tool: &ToolInfo) -> String {
     let _ = writeln!(text, "{}  {}", r.form, r.sha256);
     for p in &r.exclude {
         let _ = writeln!(text, "exclude  {p}");
+    }
+    if let Some(a) = &r.anonymous {
+        text.push_str(&anonymous_table(a));
     }
     text.push_str(&render_changes_text(&r.diff));
     render(
@@ -241,6 +248,7 @@ pub fn render_check(r: &CheckReport, format: Format, tool: &ToolInfo) -> String 
     for p in &r.exclude {
         let _ = writeln!(text, "exclude  {p} (not compared)");
     }
+    text.push_str(anonymous_line(r.anonymous));
     text.push_str(&render_changes_text(&r.diff));
     render(
         format,
@@ -313,6 +321,7 @@ pub fn render_verify(r: &VerifyReport, format: Format, tool: &ToolInfo) -> Strin
     for p in &r.exclude {
         let _ = writeln!(text, "exclude  {p} (not compared)");
     }
+    text.push_str(anonymous_line(r.anonymous));
     text.push_str(&render_changes_text(&r.diff));
     render(
         format,

@@ -70,13 +70,19 @@ pub type Answers = BTreeMap<String, Answer>;
 pub type Configs = BTreeMap<String, BTreeMap<String, Answers>>;
 
 /// The lock's anonymous section (see the module docs).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// It serialises as the lock stores it (`sha256`, `answers`, `configs`), so a report can carry
+/// it as a typed field; reading it back through serde checks nothing: a lock's section is read
+/// through [`LockAnonymous::from_lock_extra`], which checks the hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct LockAnonymous {
     /// The stored hash (checked on read; [`LockAnonymous::new`] computes it).
     pub sha256: String,
     /// Default configuration, own route.
     pub answers: Answers,
     /// Every measured configuration.
+    #[serde(default)]
     pub configs: Configs,
 }
 

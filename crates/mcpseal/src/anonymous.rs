@@ -1,0 +1,293 @@
+//! The anonymous-access measurement: which methods a stranger gets an answer to (issue 13).
+//!
+//! For an HTTP target, every probe request is sent **alone** (a fresh connection each, no
+//! session, no handshake before it) with the user's credential headers removed: every
+//! `--header` whose name looks like a credential (`Authorization`, `Cookie`, names with `key`,
+//! `token`, `secret`, `auth`, `password`, …) and every `--secret-header`; other headers are
+//! kept. The probes:
+//!
+//! * `server/discover` (2026-07-28) or `initialize` (2025-11-25), and `ping`;
+//! * the four lists, first page;
+//! * `resources/read` of the first resource the credentialed capture saw, `prompts/get` of
+//!   the first prompt with its required arguments filled with empty strings;
+//! * `tools/call`: of the tool the user names (`--anonymous-call NAME=JSON`), otherwise of a
+//!   tool that cannot exist, so nothing is ever run: a credential refusal says "needs a
+//!   credential", the handler's unknown-tool error says "would reach the handler".
+//!
+//! A method *answers* when the status is 200 and the body carries a JSON-RPC `result`; a
+//! JSON-RPC error, 401, 403, 404 and anything else is refused, recorded with status and code.
+//! Fail closed: a timeout, a crash or any other transport failure is no answer at all, so the
+//! measurement fails (the caller exits 2) instead of recording "refused". A 429 is retried
+//! with backoff (honouring `Retry-After`, at most [`MAX_WAIT`] a time), never recorded.
+//!
+//! The credential never leaves this module: the connection used here is opened without it
+//! (a recording fixture proves what was sent), and only statuses and codes come back.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use mcpseal_client::{
+    Connection, Era, Exchange, Options, Request, Target, client_info, looks_secret,
+};
+use mcpseal_protocol::method;
+use mcpseal_report::ErrorKind;
+use mcpseal_surface::ListKind;
+use mcpseal_surface::lock::anonymous::{Answer, Answers, Configs, DEFAULT_CONFIG, LockAnonymous};
+use serde_json::{Map, Value, json};
+use thiserror::Error;
+
+use crate::snapshot::TrustedCapture;
+
+/// Attempts for a method answered with 429.
+pub const ATTEMPTS_ON_429: u32 = 4;
+
+/// The longest wait between two attempts, whatever `Retry-After` says.
+pub const MAX_WAIT: Duration = Duration::from_secs(10);
+
+/// The tool name used when the user names none: it cannot exist, so nothing runs.
+pub const IMPOSSIBLE_TOOL: &str = "mcpseal-anonymous-probe/no-such-tool";
+
+/// How to measure.
+#[derive(Debug, Clone, Default)]
+pub struct AnonymousOptions {
+    /// `--anonymous-call NAME=JSON`: a tool safe to call without a credential, and its
+    /// arguments.
+    pub call: Option<(String, Value)>,
+}
+
+/// Why the measurement has no verdict (exit 2).
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum MeasureError {
+    /// The target is not HTTP (stdio configurations are not measured by this build).
+    #[error("anonymous access is measured over HTTP only; `{0}` is a stdio server")]
+    NotHttp(String),
+    /// The credential-free connection could not be opened.
+    #[error("cannot open a connection without credentials: {0}")]
+    Open(String),
+    /// A probe got no answer at all (a timeout, a crash): that is no evidence of refusal.
+    #[error("anonymous `{method}` could not be measured: {reason}")]
+    NoAnswer {
+        /// The probe.
+        method: String,
+        /// Why.
+        reason: String,
+    },
+    /// Still 429 after every attempt.
+    #[error("anonymous `{0}` was rate-limited (HTTP 429) on every attempt")]
+    RateLimited(String),
+}
+
+impl MeasureError {
+    /// What the user can do about it.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            MeasureError::NotHttp(_) => {
+                "drop `--anonymous` for a stdio server (its credential is its environment)"
+            }
+            MeasureError::Open(_) | MeasureError::NoAnswer { .. } => {
+                "check that the server is up and answers within `--timeout`, or pass `--no-anonymous` to skip the measurement (the report says so)"
+            }
+            MeasureError::RateLimited(_) => {
+                "try again later, or raise the server's rate limit for the measuring address"
+            }
+        }
+    }
+
+    /// What kind of trouble, for the error document.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            MeasureError::NotHttp(_) => ErrorKind::Usage,
+            MeasureError::Open(_) | MeasureError::NoAnswer { .. } | MeasureError::RateLimited(_) => {
+                ErrorKind::Unreachable
+            }
+        }
+    }
+}
+
+/// The route key of a URL: `POST /path`.
+pub fn route_of(url: &str) -> String {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = after_scheme.find('/').map_or("/", |i| &after_scheme[i..]);
+    let path = path.split(['?', '#']).next().unwrap_or("/");
+    format!("POST {path}")
+}
+
+/// The options of `conn` without any credential header (see the module docs).
+fn stripped(conn: &Connection) -> Options {
+    let mut options = conn.options().clone();
+    let redactor = conn.redactor();
+    options
+        .headers
+        .retain(|(name, _)| !redactor.is_secret_name(name) && !looks_secret(name));
+    options
+}
+
+/// The probe requests, in order: `(method, params)`.
+fn probes(
+    captured: &TrustedCapture,
+    options: &AnonymousOptions,
+) -> Vec<(&'static str, Option<Value>)> {
+    let era = captured.surface.era();
+    let mut out: Vec<(&'static str, Option<Value>)> = Vec::new();
+    match era {
+        Era::Modern => out.push((method::SERVER_DISCOVER, None)),
+        Era::Legacy => out.push((
+            method::INITIALIZE,
+            Some(
+                json!({"protocolVersion": Era::Legacy.revision(), "capabilities": {},
+                        "clientInfo": client_info()}),
+            ),
+        )),
+    }
+    out.push((method::PING, None));
+    for kind in ListKind::ALL {
+        out.push((kind.method(), None));
+    }
+    let first = |kind| {
+        captured
+            .surface
+            .list(kind)
+            .items()
+            .and_then(|items| items.first().map(|i| i.value()))
+    };
+    if let Some(uri) = first(ListKind::Resources).and_then(|r| r.get("uri").cloned()) {
+        out.push((method::RESOURCES_READ, Some(json!({"uri": uri}))));
+    }
+    if let Some(prompt) = first(ListKind::Prompts) {
+        let mut arguments = Map::new();
+        for a in prompt
+            .get("arguments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if a.get("required").and_then(Value::as_bool) == Some(true)
+                && let Some(name) = a.get("name").and_then(Value::as_str)
+            {
+                arguments.insert(name.to_owned(), Value::String(String::new()));
+            }
+        }
+        out.push((
+            method::PROMPTS_GET,
+            Some(
+                json!({"name": prompt.get("name").cloned().unwrap_or(Value::Null),
+                        "arguments": arguments}),
+            ),
+        ));
+    }
+    let (tool, arguments) = match &options.call {
+        Some((name, args)) => (name.clone(), args.clone()),
+        None => (IMPOSSIBLE_TOOL.to_owned(), json!({})),
+    };
+    out.push((
+        method::TOOLS_CALL,
+        Some(json!({"name": tool, "arguments": arguments})),
+    ));
+    out
+}
+
+/// How long a 429 asks to wait (seconds form of `Retry-After`), else the backoff step.
+fn wait_after(x: &Exchange, attempt: u32) -> Duration {
+    let asked = x
+        .response_header("retry-after")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs);
+    asked
+        .unwrap_or(Duration::from_millis(250 << attempt))
+        .min(MAX_WAIT)
+}
+
+async fn measure_one(
+    target: &Target,
+    options: &Options,
+    era: Era,
+    method: &str,
+    params: Option<Value>,
+) -> Result<Answer, MeasureError> {
+    for attempt in 0..ATTEMPTS_ON_429 {
+        // A fresh connection per request: no session, no handshake, no state carried over.
+        let conn = Connection::open(target, options.clone())
+            .await
+            .map_err(|e| MeasureError::Open(e.to_string()))?;
+        let request = match era {
+            Era::Modern => Request::modern(method, params.clone()),
+            Era::Legacy => Request::legacy(method, params.clone()),
+        };
+        let x = conn.send(request).await;
+        conn.close().await;
+        if x.http_status == Some(429) {
+            if attempt + 1 < ATTEMPTS_ON_429 {
+                tokio::time::sleep(wait_after(&x, attempt)).await;
+            }
+            continue;
+        }
+        let Some(status) = x.http_status else {
+            return Err(MeasureError::NoAnswer {
+                method: method.to_owned(),
+                reason: x
+                    .transport_error
+                    .as_ref()
+                    .map_or("no HTTP status".to_owned(), ToString::to_string),
+            });
+        };
+        // A 200 that carried nothing readable (a timeout mid-body, an oversized answer) is no
+        // evidence either way.
+        if status == 200
+            && !x.is_answered()
+            && let Some(e) = &x.transport_error
+        {
+            return Err(MeasureError::NoAnswer {
+                method: method.to_owned(),
+                reason: e.to_string(),
+            });
+        }
+        return Ok(Answer {
+            answers: status == 200 && x.result().is_some(),
+            status,
+            code: x.error_code(),
+        });
+    }
+    Err(MeasureError::RateLimited(method.to_owned()))
+}
+
+/// Measures anonymous access on `conn`'s target, the default configuration on its own route,
+/// using `captured` (the credentialed capture) for the era and the first resource and prompt.
+///
+/// # Errors
+/// [`MeasureError`] (see the module docs: fail closed).
+pub async fn measure(
+    conn: &Connection,
+    captured: &TrustedCapture,
+    options: &AnonymousOptions,
+) -> Result<LockAnonymous, MeasureError> {
+    let target = conn.target().clone();
+    let Target::Http { url, .. } = &target else {
+        return Err(MeasureError::NotHttp(target.display()));
+    };
+    let route = route_of(url);
+    let stripped = stripped(conn);
+    let era = captured.surface.era();
+    let mut answers = Answers::new();
+    for (method, params) in probes(captured, options) {
+        let a = measure_one(&target, &stripped, era, method, params).await?;
+        answers.insert(method.to_owned(), a);
+    }
+    let mut routes = BTreeMap::new();
+    routes.insert(route.clone(), answers);
+    let mut configs = Configs::new();
+    configs.insert(DEFAULT_CONFIG.to_owned(), routes);
+    Ok(LockAnonymous::new(configs, DEFAULT_CONFIG, &route))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_route_is_the_path_without_query() {
+        assert_eq!(route_of("http://127.0.0.1:8080/mcp"), "POST /mcp");
+        assert_eq!(route_of("https://x.example/a/b?k=v#f"), "POST /a/b");
+        assert_eq!(route_of("https://x.example"), "POST /");
+    }
+}
