@@ -1,0 +1,277 @@
+//! Anonymous access end to end (issue 13): real fixture servers over HTTP that require a
+//! bearer token except for chosen methods (`--require-token`, `--open-method`), and record
+//! which credential headers each request carried (`--request-log`).
+//!
+//! Both ways: the table is exactly what the fixture allows; unchanged access is quiet; widened
+//! access is a security change naming the method (check exit 1, lock refuses it without a
+//! bump and under `--deny-security`); narrowed access is breaking. The credential is never in
+//! an anonymous request (the fixture's log proves it) nor in any output.
+
+mod lock_support;
+
+use lock_support::Work;
+use mcpseal_fixtures::HttpFixture;
+use serde_json::Value;
+
+const TOKEN: &str = "s3cr3t-anon-test-token-7f1c";
+
+/// The probes a modern fixture with one resource and one prompt gets, in the table.
+const PROBES: [&str; 9] = [
+    "server/discover",
+    "ping",
+    "tools/list",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/list",
+    "resources/read",
+    "prompts/get",
+    "tools/call",
+];
+
+fn bearer() -> String {
+    format!("Authorization: Bearer {TOKEN}")
+}
+
+fn fixture(w: &Work, version: &str, open: &[&str], log: &str) -> HttpFixture {
+    let log = w.path(log).to_string_lossy().into_owned();
+    let mut args = vec![
+        "--server-version",
+        version,
+        "--require-token",
+        TOKEN,
+        "--request-log",
+        &log,
+    ];
+    for m in open {
+        args.extend_from_slice(&["--open-method", m]);
+    }
+    HttpFixture::start(&args)
+}
+
+fn run(w: &Work, args: &[&str], url: &str) -> lock_support::Out {
+    let b = bearer();
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--header", &b, "--format", "json", url]);
+    let out = w.run(&all, None);
+    for text in [&out.stdout, &out.stderr] {
+        assert!(!text.contains(TOKEN), "the credential leaked: {text}");
+    }
+    out
+}
+
+fn no_token_in_lock(w: &Work) {
+    let lock = String::from_utf8_lossy(&w.lock_bytes()).into_owned();
+    assert!(!lock.contains(TOKEN), "the credential is in the lock");
+}
+
+fn anonymous_of_lock(w: &Work) -> Value {
+    let lock: Value = serde_json::from_slice(&w.lock_bytes()).expect("lock is JSON");
+    lock["anonymous"].clone()
+}
+
+#[test]
+fn the_table_is_what_the_server_allows_and_widening_is_a_security_change() {
+    let w = Work::new();
+    let fx = fixture(&w, "1.0.0", &["server/discover", "tools/list"], "a.log");
+    let out = run(
+        &w,
+        &["lock", "--anonymous", "--server-version", "1.0.0"],
+        &fx.url,
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    no_token_in_lock(&w);
+    let a = anonymous_of_lock(&w);
+    let answers = a["answers"].as_object().expect("answers");
+    let methods: Vec<&str> = answers.keys().map(String::as_str).collect();
+    let mut expected = PROBES.to_vec();
+    expected.sort_unstable();
+    assert_eq!(methods, expected, "{a}");
+    for m in PROBES {
+        let open = m == "server/discover" || m == "tools/list";
+        assert_eq!(answers[m]["answers"], open, "{m}: {a}");
+        assert_eq!(
+            answers[m]["status"],
+            if open { 200 } else { 401 },
+            "{m}: {a}"
+        );
+    }
+    assert_eq!(a["configs"]["default"]["POST /mcp"], a["answers"]);
+    // The section's hash holds (the lock reads back), and the text shows the table.
+    let text = w.run(
+        &[
+            "lock",
+            "--anonymous",
+            "--server-version",
+            "1.0.0",
+            "--header",
+            &bearer(),
+            &fx.url,
+        ],
+        None,
+    );
+    assert_eq!(text.code, 0, "{}{}", text.stdout, text.stderr);
+    assert!(text.stdout.starts_with("up to date"), "{}", text.stdout);
+    assert!(
+        text.stdout
+            .contains("resources/list             refused (401, needs a credential)"),
+        "{}",
+        text.stdout
+    );
+    assert!(!text.stdout.contains(TOKEN) && !text.stderr.contains(TOKEN));
+
+    // The fixture's log: every anonymous probe went out without any credential header, and
+    // the credentialed capture with it (so the log tells them apart).
+    let log = std::fs::read_to_string(w.path("a.log")).expect("request log");
+    let anonymous: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("authorization=no"))
+        .collect();
+    assert_eq!(anonymous.len(), 2 * PROBES.len(), "two lock runs: {log}");
+    for l in &anonymous {
+        let method = l.split(' ').next().unwrap_or("");
+        assert!(PROBES.contains(&method), "{l}");
+        assert!(l.contains("x-api-key=no") && l.contains("cookie=no"), "{l}");
+    }
+    assert!(
+        log.lines().any(|l| l.contains("authorization=yes")),
+        "{log}"
+    );
+
+    // Unchanged access: check and verify are quiet.
+    let check = run(&w, &["check", "--server-version", "1.0.0"], &fx.url);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+    assert_eq!(check.json()["anonymous"], "same");
+    let verify = run(&w, &["verify"], &fx.url);
+    assert_eq!(verify.code, 0, "{}{}", verify.stdout, verify.stderr);
+    assert_eq!(verify.json()["anonymous"], "same");
+
+    // Widened: resources/list now answers without a token.
+    let wide = fixture(
+        &w,
+        "1.0.0",
+        &["server/discover", "tools/list", "resources/list"],
+        "b.log",
+    );
+    let check = run(&w, &["check", "--server-version", "1.0.0"], &wide.url);
+    assert_eq!(check.code, 1, "{}{}", check.stdout, check.stderr);
+    let doc = check.json();
+    assert_eq!(doc["anonymous"], "changed");
+    let changes = doc["diff"]["changes"].as_array().expect("changes");
+    assert_eq!(changes.len(), 1, "{doc}");
+    assert_eq!(changes[0]["class"], "security");
+    assert_eq!(
+        changes[0]["explanation"],
+        "widened anonymous access: resources/list on POST /mcp, config default"
+    );
+    let verify = run(&w, &["verify"], &wide.url);
+    assert_eq!(verify.code, 1, "{}{}", verify.stdout, verify.stderr);
+    // --no-anonymous skips the measurement and says so.
+    let skipped = run(
+        &w,
+        &["check", "--no-anonymous", "--server-version", "1.0.0"],
+        &wide.url,
+    );
+    assert_eq!(skipped.code, 0, "{}{}", skipped.stdout, skipped.stderr);
+    assert_eq!(skipped.json()["anonymous"], "skipped");
+
+    // lock refuses the widening without a bump, and under --deny-security even with one.
+    let before = w.lock_bytes();
+    let same = run(
+        &w,
+        &["lock", "--anonymous", "--server-version", "1.0.0"],
+        &wide.url,
+    );
+    assert_eq!(same.code, 1, "{}{}", same.stdout, same.stderr);
+    assert_eq!(w.lock_bytes(), before);
+    let denied = run(
+        &w,
+        &[
+            "lock",
+            "--anonymous",
+            "--deny-security",
+            "--server-version",
+            "1.1.0",
+        ],
+        &wide.url,
+    );
+    assert_eq!(denied.code, 1, "{}{}", denied.stdout, denied.stderr);
+    assert_eq!(w.lock_bytes(), before);
+    let bumped = run(
+        &w,
+        &["lock", "--anonymous", "--server-version", "1.1.0"],
+        &wide.url,
+    );
+    assert_eq!(bumped.code, 0, "{}{}", bumped.stdout, bumped.stderr);
+    assert!(
+        bumped.stderr.contains("security-class change(s) locked"),
+        "{}",
+        bumped.stderr
+    );
+    no_token_in_lock(&w);
+    assert_eq!(
+        anonymous_of_lock(&w)["answers"]["resources/list"]["answers"],
+        true
+    );
+
+    // Narrowed again: tools/list stops answering anonymously, a breaking change.
+    let narrow = fixture(&w, "1.1.0", &["server/discover", "resources/list"], "c.log");
+    let check = run(&w, &["check", "--server-version", "1.1.0"], &narrow.url);
+    assert_eq!(check.code, 1, "{}{}", check.stdout, check.stderr);
+    let doc = check.json();
+    let classes: Vec<&str> = doc["diff"]["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .filter_map(|c| c["class"].as_str())
+        .collect();
+    assert_eq!(classes, ["breaking"], "{doc}");
+}
+
+#[test]
+fn a_401_on_a_credentialed_run_is_never_recorded_as_not_served() {
+    let w = Work::new();
+    let fx = fixture(&w, "1.0.0", &["server/discover"], "a.log");
+    // No credential given: tools/list is refused with 401, so there is no surface to lock.
+    let out = w.run(
+        &["lock", "--anonymous", "--server-version", "1.0.0", &fx.url],
+        None,
+    );
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(w.lock_bytes().is_empty(), "nothing is locked");
+    assert!(!out.stdout.contains("not served"), "{}", out.stdout);
+    assert!(out.stderr.contains("401"), "{}", out.stderr);
+}
+
+#[test]
+fn an_unchanged_surface_under_a_lower_version_is_refused() {
+    let w = Work::new();
+    let fx = fixture(&w, "2.0.0", &["server/discover"], "a.log");
+    let out = run(
+        &w,
+        &["lock", "--anonymous", "--server-version", "2.0.0"],
+        &fx.url,
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let before = w.lock_bytes();
+    let lower = w.run(
+        &[
+            "lock",
+            "--anonymous",
+            "--server-version",
+            "1.9.0",
+            "--header",
+            &bearer(),
+            &fx.url,
+        ],
+        None,
+    );
+    assert_eq!(lower.code, 1, "{}{}", lower.stdout, lower.stderr);
+    assert!(
+        lower
+            .stderr
+            .contains("the surface is unchanged but 1.9.0 is lower than the locked 2.0.0"),
+        "{}",
+        lower.stderr
+    );
+    assert_eq!(w.lock_bytes(), before);
+}
