@@ -134,3 +134,43 @@ fn derived_edge_vectors() {
     }
     py.run();
 }
+
+/// mcp-surface's real `semToken` sections (copied from its servers' locks) reproduce their
+/// stored hashes through [`SemToken::parse`]; a flipped verdict is refused as a hand edit.
+#[test]
+fn sem_token_sections_reproduce_their_hashes() {
+    use mcpseal_surface::lock::AnonymousError;
+    use mcpseal_surface::lock::sem_token::SemToken;
+    let doc: Value = serde_json::from_str(include_str!("data/anchors/semtoken-sections.json"))
+        .expect("vector file");
+    let sections = doc["sections"].as_array().expect("sections");
+    assert!(!sections.is_empty());
+    for s in sections {
+        let section = serde_json::json!({"versao": s["lockVersao"], "sha256": s["storedSha256"],
+                                         "conteudo": s["conteudo"]});
+        let expected = s["expectedCanonical"].as_str().expect("canonical");
+        assert_eq!(jcs(&s["conteudo"]), expected.as_bytes(), "{}", s["server"]);
+        let parsed = SemToken::parse(&section).expect("hash holds");
+        assert_eq!(parsed.sha256, s["storedSha256"].as_str().expect("sha"));
+        let converted = parsed.to_lock();
+        assert_eq!(
+            converted.answers.get("tools/list").map(|a| a.answers),
+            s["conteudo"]["apiKeyAusente"]["POST /mcp"]["tools/list"].as_bool()
+        );
+        let mut tampered = section.clone();
+        let flipped = !tampered["conteudo"]["apiKeyAusente"]["POST /mcp"]["ping"]
+            .as_bool()
+            .expect("ping");
+        tampered["conteudo"]["apiKeyAusente"]["POST /mcp"]["ping"] = Value::Bool(flipped);
+        assert!(matches!(
+            SemToken::parse(&tampered),
+            Err(AnonymousError::EditedByHand { .. })
+        ));
+    }
+    let first = &sections[0];
+    assert!(
+        first["storedSha256"]
+            .as_str()
+            .is_some_and(|h| h.starts_with("32fb8c22"))
+    );
+}

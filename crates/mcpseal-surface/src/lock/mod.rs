@@ -2,6 +2,7 @@
 //! `check` and `verify`.
 //!
 //! * [`anonymous`]: the anonymous-access section (which methods answer without a credential);
+//! * [`sem_token`]: mcp-surface's `semToken` section, read and checked;
 //! * [`file`](mod@file): the lock file (`surface.lock.json`), its integrity check and its stable bytes;
 //! * [`version`]: server versions (semver, a leading `v`, PEP 440 mapped to semver);
 //! * [`exclude`]: JSON Pointers naming volatile parts left out of the hash;
@@ -18,6 +19,7 @@ pub mod document;
 pub mod exclude;
 pub mod file;
 pub mod rules;
+pub mod sem_token;
 pub mod version;
 
 pub use anonymous::{AnonymousError, Answer, Answers, Configs, LockAnonymous};
