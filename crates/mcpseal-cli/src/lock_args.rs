@@ -64,6 +64,10 @@ pub struct AnonymousArgs {
     /// cannot exist is asked, so nothing runs.
     #[arg(long, value_name = "NAME=JSON")]
     pub anonymous_call: Option<String>,
+    /// stdio: the server's credential is this environment variable; the anonymous
+    /// measurement starts it without it (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub anonymous_env_unset: Vec<String>,
 }
 
 /// `mcpseal lock`.

@@ -192,7 +192,10 @@ pub fn anonymous_options(
             Some((name.to_owned(), args))
         }
     };
-    Ok(mcpseal::anonymous::AnonymousOptions { call })
+    Ok(mcpseal::anonymous::AnonymousOptions {
+        call,
+        env_unset: args.anonymous_env_unset.clone(),
+    })
 }
 
 /// Whether to colour text written to stdout.

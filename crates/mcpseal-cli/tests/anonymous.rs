@@ -275,3 +275,76 @@ fn an_unchanged_surface_under_a_lower_version_is_refused() {
     );
     assert_eq!(w.lock_bytes(), before);
 }
+
+const KEY_VALUE: &str = "k3y-v4lue-anon-9f2e";
+
+fn stdio_run(w: &Work, args: &[&str], open: &[&str]) -> lock_support::Out {
+    let env = format!("MCPSEAL_TEST_KEY={KEY_VALUE}");
+    let mut all = args.to_vec();
+    all.extend_from_slice(&[
+        "--env",
+        &env,
+        "--anonymous-env-unset",
+        "MCPSEAL_TEST_KEY",
+        "--format",
+        "json",
+    ]);
+    let mut fixture = vec![
+        "--server-version",
+        "1.0.0",
+        "--require-env",
+        "MCPSEAL_TEST_KEY",
+    ];
+    for m in open {
+        fixture.extend_from_slice(&["--env-open-method", m]);
+    }
+    let out = w.run(&all, Some(&fixture));
+    for text in [&out.stdout, &out.stderr] {
+        assert!(!text.contains(KEY_VALUE), "the credential leaked: {text}");
+    }
+    out
+}
+
+#[test]
+fn stdio_with_the_credential_in_the_environment_works_the_same_way() {
+    let w = Work::new();
+    let open = ["server/discover", "tools/list"];
+    let out = stdio_run(
+        &w,
+        &["lock", "--anonymous", "--server-version", "1.0.0"],
+        &open,
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let a = anonymous_of_lock(&w);
+    assert_eq!(a["answers"]["tools/list"]["answers"], true, "{a}");
+    assert_eq!(a["answers"]["resources/list"]["answers"], false, "{a}");
+    assert_eq!(a["answers"]["resources/list"]["code"], -32001, "{a}");
+    assert_eq!(a["configs"]["default"]["stdio"], a["answers"]);
+    assert!(!String::from_utf8_lossy(&w.lock_bytes()).contains(KEY_VALUE));
+
+    let same = stdio_run(&w, &["check", "--server-version", "1.0.0"], &open);
+    assert_eq!(same.code, 0, "{}{}", same.stdout, same.stderr);
+    assert_eq!(same.json()["anonymous"], "same");
+
+    let wider = ["server/discover", "tools/list", "prompts/list"];
+    let drift = stdio_run(&w, &["check", "--server-version", "1.0.0"], &wider);
+    assert_eq!(drift.code, 1, "{}{}", drift.stdout, drift.stderr);
+    let doc = drift.json();
+    assert_eq!(doc["diff"]["changes"][0]["class"], "security", "{doc}");
+    assert_eq!(
+        doc["diff"]["changes"][0]["explanation"],
+        "widened anonymous access: prompts/list on stdio, config default"
+    );
+
+    // Without an environment configuration a stdio lock cannot measure: exit 2, a hint.
+    let bare = w.run(
+        &["lock", "--anonymous", "--server-version", "1.0.0"],
+        Some(&["--server-version", "1.0.0"]),
+    );
+    assert_eq!(bare.code, 2, "{}{}", bare.stdout, bare.stderr);
+    assert!(
+        bare.stderr.contains("--anonymous-env-unset"),
+        "{}",
+        bare.stderr
+    );
+}

@@ -159,6 +159,9 @@ pub struct Options {
     pub secret_headers: Vec<String>,
     /// Extra environment variables for a stdio child.
     pub env: Vec<(String, String)>,
+    /// Environment variables a stdio child is started **without** (inherited or given in
+    /// `env`): the anonymous-access measurement's "no credential" for a stdio server.
+    pub env_unset: Vec<String>,
     /// Environment variable names whose values are secret whatever their names look like
     /// (`--secret-env`): redacted wherever they appear, whether passed with `--env` or
     /// inherited (names containing `key`, `token`, `secret`, `password`, `auth`, ... always
@@ -182,6 +185,7 @@ impl Default for Options {
             headers: Vec::new(),
             secret_headers: Vec::new(),
             env: Vec::new(),
+            env_unset: Vec::new(),
             secret_env: Vec::new(),
             cwd: None,
             limits: Limits::default(),

@@ -417,6 +417,10 @@ pub struct Knobs {
     /// Which credential headers each request carried (`--credential-log`), in its own module.
     #[command(flatten)]
     pub record: crate::record::RecordKnobs,
+
+    /// A credential in the environment (`--require-env`), in its own module.
+    #[command(flatten)]
+    pub envgate: crate::envgate::EnvGateKnobs,
 }
 
 /// How `--missing-resource` answers `resources/read` of an unknown URI.

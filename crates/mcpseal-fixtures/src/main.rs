@@ -14,6 +14,7 @@ mod ask;
 mod auth;
 mod cards;
 mod contract;
+mod envgate;
 mod gate;
 mod handler;
 mod headers;

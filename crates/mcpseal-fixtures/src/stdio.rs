@@ -58,12 +58,15 @@ pub fn serve(handler: Arc<Handler>) -> io::Result<()> {
         }
         let outcome = match serde_json::from_slice::<Value>(text) {
             Ok(msg) if ask.intercept(&handler.knobs, &msg, &mut input)? => continue,
-            Ok(msg) => handler.handle(Incoming {
-                msg: &msg,
-                transport: Transport::Stdio,
-                session: None,
-                version_header: None,
-            }),
+            Ok(msg) => match crate::envgate::refusal(&handler.knobs.envgate, &msg) {
+                Some(refused) => refused,
+                None => handler.handle(Incoming {
+                    msg: &msg,
+                    transport: Transport::Stdio,
+                    session: None,
+                    version_header: None,
+                }),
+            },
             Err(e) => Outcome::Reply {
                 body: jsonrpc::error(
                     &Value::Null,

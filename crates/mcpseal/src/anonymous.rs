@@ -53,14 +53,24 @@ pub struct AnonymousOptions {
     /// `--anonymous-call NAME=JSON`: a tool safe to call without a credential, and its
     /// arguments.
     pub call: Option<(String, Value)>,
+    /// `--anonymous-env-unset NAME`: for a stdio server, the variables that are its
+    /// credential; it is started without them (inherited or given with `--env`).
+    pub env_unset: Vec<String>,
+}
+
+/// Whether `conn`'s target can be measured with `options`: HTTP always, stdio only with an
+/// environment configuration (`--anonymous-env-unset`).
+pub fn measurable(conn: &Connection, options: &AnonymousOptions) -> bool {
+    matches!(conn.target(), Target::Http { .. }) || !options.env_unset.is_empty()
 }
 
 /// Why the measurement has no verdict (exit 2).
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum MeasureError {
-    /// The target is not HTTP (stdio configurations are not measured by this build).
-    #[error("anonymous access is measured over HTTP only; `{0}` is a stdio server")]
+    /// A stdio target without an environment configuration: nothing says what its
+    /// credential is.
+    #[error("`{0}` is a stdio server: its credential is its environment, and none was named")]
     NotHttp(String),
     /// The credential-free connection could not be opened.
     #[error("cannot open a connection without credentials: {0}")]
@@ -83,7 +93,7 @@ impl MeasureError {
     pub fn hint(&self) -> &'static str {
         match self {
             MeasureError::NotHttp(_) => {
-                "drop `--anonymous` for a stdio server (its credential is its environment)"
+                "name the variables that hold its credential with `--anonymous-env-unset NAME` (it is started without them), or drop `--anonymous`"
             }
             MeasureError::Open(_) | MeasureError::NoAnswer { .. } => {
                 "check that the server is up and answers within `--timeout`, or pass `--no-anonymous` to skip the measurement (the report says so)"
@@ -263,7 +273,10 @@ pub async fn measure(
 ) -> Result<LockAnonymous, MeasureError> {
     let target = conn.target().clone();
     let Target::Http { url, .. } = &target else {
-        return Err(MeasureError::NotHttp(target.display()));
+        if options.env_unset.is_empty() {
+            return Err(MeasureError::NotHttp(target.display()));
+        }
+        return measure_stdio(conn, captured, options).await;
     };
     let route = route_of(url);
     let stripped = stripped(conn);
@@ -278,6 +291,63 @@ pub async fn measure(
     let mut configs = Configs::new();
     configs.insert(DEFAULT_CONFIG.to_owned(), routes);
     Ok(LockAnonymous::new(configs, DEFAULT_CONFIG, &route))
+}
+
+/// The route key of a stdio server.
+pub const STDIO_ROUTE: &str = "stdio";
+
+/// A stdio server started without the `env_unset` variables: one process, the probes in
+/// order on it (a 2025 server gets its handshake from the `initialize` probe). Nothing over
+/// stdio has an HTTP status: `status` is 0, the verdict is the `result`.
+async fn measure_stdio(
+    conn: &Connection,
+    captured: &TrustedCapture,
+    options: &AnonymousOptions,
+) -> Result<LockAnonymous, MeasureError> {
+    let mut opts = conn.options().clone();
+    opts.env.retain(|(k, _)| !options.env_unset.contains(k));
+    opts.env_unset.extend(options.env_unset.iter().cloned());
+    let era = captured.surface.era();
+    let anon = Connection::open(conn.target(), opts)
+        .await
+        .map_err(|e| MeasureError::Open(e.to_string()))?;
+    let mut answers = Answers::new();
+    let mut failure = None;
+    for (method, params) in probes(captured, options) {
+        let request = match era {
+            Era::Modern => Request::modern(method, params),
+            Era::Legacy => Request::legacy(method, params),
+        };
+        let x = anon.send(request).await;
+        if let Some(e) = &x.transport_error {
+            failure = Some(MeasureError::NoAnswer {
+                method: method.to_owned(),
+                reason: e.to_string(),
+            });
+            break;
+        }
+        if method == method::INITIALIZE && x.result().is_some() {
+            anon.send(Request::legacy(method::NOTIFICATION_INITIALIZED, None).notification())
+                .await;
+        }
+        answers.insert(
+            method.to_owned(),
+            Answer {
+                answers: x.result().is_some(),
+                status: 0,
+                code: x.error_code(),
+            },
+        );
+    }
+    anon.close().await;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let mut routes = BTreeMap::new();
+    routes.insert(STDIO_ROUTE.to_owned(), answers);
+    let mut configs = Configs::new();
+    configs.insert(DEFAULT_CONFIG.to_owned(), routes);
+    Ok(LockAnonymous::new(configs, DEFAULT_CONFIG, STDIO_ROUTE))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use mcpseal_client::{Connection, Options, Target, TransportKind};
+use mcpseal_client::{Connection, Options, Target};
 use mcpseal_report::AnonymousCheck;
 use mcpseal_surface::lock::anonymous;
 use mcpseal_surface::lock::{LockDecision, Need, Relation, RuleOptions, compare, decide_lock};
@@ -115,7 +115,7 @@ pub(crate) async fn remeasure(
     let Some(a) = options else {
         return Ok(Some(AnonymousCheck::Skipped));
     };
-    if conn.transport() != TransportKind::Http {
+    if !crate::anonymous::measurable(conn, a) {
         return Ok(Some(AnonymousCheck::Skipped));
     }
     let new = crate::anonymous::measure(conn, captured, a).await?;

@@ -73,6 +73,9 @@ impl StdioTransport {
         for (k, v) in &options.env {
             cmd.env(k, v);
         }
+        for k in &options.env_unset {
+            cmd.env_remove(k);
+        }
         let mut child = cmd.spawn()?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
