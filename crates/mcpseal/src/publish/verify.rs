@@ -13,14 +13,15 @@
 //!    `--wait` apart (a deploy in progress).
 //! 4. The entry's status (deprecated, deleted) is reported, never a mismatch.
 //!
-//! Seams, named so they are found: [`remeasure_anonymous`] re-measures only what the capture
-//! exchanged; the full per-method measurement lands with the anonymous-access work.
-//! `--package` (install the published package and compare its stdio surface) lands with the
+//! The published anonymous answers are re-measured by the anonymous-access measurement
+//! ([`crate::anonymous::measure`]: each probe alone, no credential) and compared method by
+//! method ([`remeasure_anonymous`]); a measurement without an answer leaves the remote
+//! unverifiable, never a match. `--package` (install the published package and compare its stdio surface) lands with the
 //! `mcpseal-sources` crate: [`PackageCheck`] is where it plugs in.
 
 use std::time::Duration;
 
-use mcpseal_client::{Exchange, Options, Target};
+use mcpseal_client::{Options, Target};
 use mcpseal_publish::block::{Claim, ClaimSource, read_claim};
 use mcpseal_publish::keys::{MCP_SURFACE_KEY, MCPSEAL_KEY};
 use mcpseal_publish::registry::{Entry, EntryRef, version_url};
@@ -28,6 +29,7 @@ use mcpseal_report::publish::registry::{
     EntryInfo, PublishedBlock, RegistryVerifyReport, RemoteReport, RemoteVerdict,
 };
 use mcpseal_report::publish::{Check, CheckState, any_failed};
+use mcpseal_surface::lock::anonymous::Answers;
 use mcpseal_surface::lock::live_sha256;
 use mcpseal_surface::server_info;
 use serde_json::Value;
@@ -337,11 +339,32 @@ async fn one_remote(
         },
     )
     .await;
-    conn.close().await;
     let captured = match captured {
         Ok(c) => c,
-        Err(e) => return unverifiable(url, transport, e.to_string()),
+        Err(e) => {
+            conn.close().await;
+            return unverifiable(url, transport, e.to_string());
+        }
     };
+    let measured = match &claim.anonymous {
+        Some(_) => {
+            let m = crate::anonymous::measure(
+                &conn,
+                &captured,
+                &crate::anonymous::AnonymousOptions::default(),
+            )
+            .await;
+            match m {
+                Ok(m) => Some(m.answers),
+                Err(e) => {
+                    conn.close().await;
+                    return unverifiable(url, transport, e.to_string());
+                }
+            }
+        }
+        None => None,
+    };
+    conn.close().await;
     let mut checks = Vec::new();
     // The hash `lock::compare` gives a lock's own check; the block carries no surface to diff.
     let live_sha256 = live_sha256(
@@ -374,12 +397,8 @@ async fn one_remote(
         ),
         format!("a `{transport}` endpoint"),
     ));
-    if let Some(a) = &claim.anonymous {
-        checks.extend(remeasure_anonymous(
-            a,
-            &captured.exchanges,
-            &captured.surface,
-        ));
+    if let (Some(a), Some(m)) = (&claim.anonymous, &measured) {
+        checks.extend(remeasure_anonymous(a, m));
     }
     let verdict = if any_failed(&checks) {
         RemoteVerdict::Mismatch
@@ -456,35 +475,22 @@ fn identity_checks(checks: &mut Vec<Check>, entry: &Entry, captured: &TrustedCap
     }
 }
 
-/// What the published anonymous answers say against what the (credential-free) capture
-/// exchanged: a method the capture asked is compared (answers = HTTP 200 and a `result`); a
-/// list the capture served counts as answered (the capture keeps a served page, not its
-/// exchange, and a capture is only trusted when every page came with a 2xx result); one it did
-/// not ask is left to the full anonymous measurement (seam, see the module docs).
+/// What the published anonymous answers say against the anonymous measurement: each
+/// published method the measurement probed is compared (open = it answers, or for
+/// `tools/call` it reaches the handler); one it does not probe (another era's handshake, a
+/// method of another block's probe list) is listed as skipped.
 pub fn remeasure_anonymous(
     claim: &mcpseal_publish::block::ClaimAnonymous,
-    exchanges: &[Exchange],
-    surface: &mcpseal_surface::Surface,
+    measured: &Answers,
 ) -> Vec<Check> {
     let mut out = Vec::new();
     let mut unmeasured = Vec::new();
     for (method, expected) in &claim.answers {
-        let exchange = exchanges.iter().find(|x| x.method() == method);
-        let served_list = mcpseal_surface::ListKind::ALL
-            .into_iter()
-            .find(|k| k.method() == method)
-            .is_some_and(|k| surface.count(k).is_some());
-        let (answers, status) = match exchange {
-            Some(x) => (
-                x.http_status == Some(200) && x.result().is_some(),
-                x.http_status,
-            ),
-            None if served_list => (true, Some(200)),
-            None => {
-                unmeasured.push(method.clone());
-                continue;
-            }
+        let Some(x) = measured.get(method) else {
+            unmeasured.push(method.clone());
+            continue;
         };
+        let answers = x.open(method);
         let state = if answers == expected.answers {
             CheckState::Pass
         } else {
@@ -495,11 +501,7 @@ pub fn remeasure_anonymous(
             "registry/anonymous",
             state,
             format!("`{method}` without a credential is as published"),
-            format!(
-                "{} (HTTP {})",
-                word(answers),
-                status.map_or("-".into(), |s| s.to_string())
-            ),
+            format!("{} (HTTP {})", word(answers), x.status),
             if answers && !expected.answers {
                 format!("refused, as published: anonymous access widened to `{method}`")
             } else {
@@ -513,7 +515,7 @@ pub fn remeasure_anonymous(
             CheckState::Skipped,
             "published anonymous answers not re-measured",
             unmeasured.join(", "),
-            "re-measured by the anonymous-access measurement (not in this build)",
+            "not a probe of the anonymous measurement for this server's era",
         ));
     }
     out
