@@ -265,6 +265,12 @@ pub struct SnapshotArgs {
     /// this file; `tools/fingerprint.py FILE` recomputes the fingerprint from it.
     #[arg(long, value_name = "FILE")]
     pub save_capture: Option<PathBuf>,
+    /// Also measure which methods answer without a credential (HTTP; stdio with
+    /// `--anonymous-env-unset`) and show the table.
+    #[arg(long)]
+    pub anonymous: bool,
+    #[command(flatten)]
+    pub anonymous_call: crate::lock_args::AnonymousArgs,
     #[command(flatten)]
     pub target: TargetArgs,
     #[command(flatten)]

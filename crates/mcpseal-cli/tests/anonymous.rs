@@ -348,3 +348,47 @@ fn stdio_with_the_credential_in_the_environment_works_the_same_way() {
         bare.stderr
     );
 }
+
+#[test]
+fn snapshot_shows_the_anonymous_table_and_refuses_lists_it_cannot_read() {
+    let w = Work::new();
+    let fx = fixture(&w, "1.0.0", &["server/discover", "tools/list"], "a.log");
+    let b = bearer();
+    let text = w.run(&["snapshot", "--anonymous", "--header", &b, &fx.url], None);
+    assert_eq!(text.code, 0, "{}{}", text.stdout, text.stderr);
+    assert!(
+        text.stdout
+            .contains("anonymous access (POST /mcp):\n  initialize")
+            || text
+                .stdout
+                .contains("anonymous access (POST /mcp):\n  ping"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout
+            .contains("prompts/list               refused (401, needs a credential)"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains("tools/list                 answers"),
+        "{}",
+        text.stdout
+    );
+    let json = run(&w, &["snapshot", "--anonymous"], &fx.url);
+    assert_eq!(json.code, 0, "{}{}", json.stdout, json.stderr);
+    assert_eq!(
+        json.json()["anonymous"]["answers"]["tools/list"]["answers"],
+        true
+    );
+    // Without --anonymous the document has no section.
+    let plain = run(&w, &["snapshot"], &fx.url);
+    assert!(plain.json().get("anonymous").is_none(), "{}", plain.stdout);
+    // Without the credential the lists refused with 401 fail the snapshot (exit 2), never
+    // "not served".
+    let refused = w.run(&["snapshot", &fx.url], None);
+    assert_eq!(refused.code, 2, "{}{}", refused.stdout, refused.stderr);
+    assert!(refused.stderr.contains("401"), "{}", refused.stderr);
+    assert!(!refused.stdout.contains("not served"), "{}", refused.stdout);
+}

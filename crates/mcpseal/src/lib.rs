@@ -41,7 +41,7 @@ pub use described::Described;
 pub use rpc::{RpcCall, RpcOutcome, rpc};
 pub use snapshot::{
     Snapshot, SnapshotError, SnapshotOptions, SnapshotRunError, TrustedCapture, capture_trusted,
-    snapshot,
+    snapshot, snapshot_with_anonymous,
 };
 
 /// Re-exports of the crates the workflows are built on.

@@ -233,6 +233,9 @@ pub enum SnapshotRunError {
     /// No trustworthy surface.
     #[error("no trustworthy surface: {0}")]
     Capture(#[from] SnapshotError),
+    /// The anonymous measurement failed (fail closed: no answer is no refusal).
+    #[error("{0}")]
+    Anonymous(#[from] crate::anonymous::MeasureError),
     /// The raw capture could not be written.
     #[error("could not write `{path}`: {source}")]
     Write {
@@ -250,6 +253,7 @@ impl SnapshotRunError {
         match self {
             SnapshotRunError::Open(e) => e.hint(),
             SnapshotRunError::Capture(e) => e.hint(),
+            SnapshotRunError::Anonymous(e) => e.hint(),
             SnapshotRunError::Write { .. } => "check the path and its permissions",
         }
     }
@@ -259,6 +263,7 @@ impl SnapshotRunError {
         match self {
             SnapshotRunError::Open(e) => e.kind(),
             SnapshotRunError::Capture(e) => e.kind(),
+            SnapshotRunError::Anonymous(e) => e.kind(),
             SnapshotRunError::Write { .. } => ErrorKind::Write,
         }
     }
@@ -274,9 +279,25 @@ impl Described for SnapshotRunError {
     }
 }
 
-/// `mcpseal snapshot`: opens `target`, captures and fingerprints its surface, closes, and when
-/// `save_capture` names a file, writes the raw capture there (atomically, pretty JSON) before
-/// returning the document.
+/// [`snapshot`], plus the anonymous-access measurement in the document (`anonymous`).
+///
+/// # Errors
+/// [`SnapshotRunError::Capture`] or [`SnapshotRunError::Anonymous`] (fail closed).
+pub async fn snapshot_with_anonymous(
+    conn: &Connection,
+    options: &SnapshotOptions,
+    anonymous: &crate::anonymous::AnonymousOptions,
+) -> Result<(Snapshot, RawCapture), SnapshotRunError> {
+    let trusted = capture_trusted(conn, options).await?;
+    let measured = crate::anonymous::measure(conn, &trusted, anonymous).await?;
+    let mut doc = Snapshot::of(&trusted.surface, options.form);
+    doc.anonymous = Some(measured);
+    Ok((doc, trusted.raw))
+}
+
+/// `mcpseal snapshot`: opens `target`, captures and fingerprints its surface (and with
+/// `anonymous`, measures anonymous access), closes, and when `save_capture` names a file,
+/// writes the raw capture there (atomically, pretty JSON) before returning the document.
 ///
 /// # Errors
 /// [`SnapshotRunError`]; nothing is written unless the surface is trustworthy.
@@ -284,12 +305,21 @@ pub async fn run(
     target: &Target,
     connect: Options,
     options: &SnapshotOptions,
+    anonymous: Option<&crate::anonymous::AnonymousOptions>,
     save_capture: Option<&Path>,
 ) -> Result<Snapshot, SnapshotRunError> {
     let conn = crate::connect::open(target, connect).await?;
-    let result = snapshot(&conn, options).await;
+    let result = match anonymous {
+        Some(a) => snapshot_with_anonymous(&conn, options, a).await,
+        None => snapshot(&conn, options).await.map_err(SnapshotRunError::from),
+    };
     conn.close().await;
-    let (snapshot, raw) = result.map_err(|e| e.with_server_stderr(&conn.diagnostics()))?;
+    let (snapshot, raw) = result.map_err(|e| match e {
+        SnapshotRunError::Capture(e) => {
+            SnapshotRunError::Capture(e.with_server_stderr(&conn.diagnostics()))
+        }
+        other => other,
+    })?;
     if let Some(path) = save_capture {
         let mut doc = serde_json::to_string_pretty(&raw).map_err(|e| SnapshotRunError::Write {
             path: path.to_owned(),

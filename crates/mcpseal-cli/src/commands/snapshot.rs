@@ -14,10 +14,16 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
         form: settings::form(args.form),
         page_cap: args.page_cap.max(1),
     };
+    let anonymous = if args.anonymous {
+        Some(settings::anonymous_options(&args.anonymous_call)?)
+    } else {
+        None
+    };
     let snapshot = mcpseal::snapshot::run(
         &target,
         options,
         &snapshot_options,
+        anonymous.as_ref(),
         args.save_capture.as_deref(),
     )
     .await?;

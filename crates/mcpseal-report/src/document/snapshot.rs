@@ -56,6 +56,10 @@ pub struct Snapshot {
     /// there is nothing to say.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The anonymous-access measurement (`snapshot --anonymous`), in the lock's shape
+    /// (`sha256`, `answers`, `configs`); absent without the flag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anonymous: Option<mcpseal_surface::lock::LockAnonymous>,
 }
 
 impl Snapshot {
@@ -81,6 +85,7 @@ impl Snapshot {
                 .map(|(k, n)| (k.key().to_owned(), n.message.clone()))
                 .collect(),
             warnings: contradiction_warnings(surface),
+            anonymous: None,
         }
     }
 }

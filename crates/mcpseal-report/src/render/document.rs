@@ -53,6 +53,9 @@ pub fn render_snapshot(s: &Snapshot, format: DocFormat, color: bool) -> String {
         let _ = writeln!(out, "{list:<18} {shown}");
     }
     let _ = writeln!(out, "{}  {on}{}{off}", s.form, s.sha256);
+    if let Some(a) = &s.anonymous {
+        out.push_str(&super::anonymous::anonymous_table(a));
+    }
     out
 }
 
