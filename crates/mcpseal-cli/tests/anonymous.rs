@@ -1,6 +1,6 @@
 //! Anonymous access end to end (issue 13): real fixture servers over HTTP that require a
 //! bearer token except for chosen methods (`--require-token`, `--open-method`), and record
-//! which credential headers each request carried (`--request-log`).
+//! which credential headers each request carried (`--credential-log`).
 //!
 //! Both ways: the table is exactly what the fixture allows; unchanged access is quiet; widened
 //! access is a security change naming the method (check exit 1, lock refuses it without a
@@ -39,7 +39,7 @@ fn fixture(w: &Work, version: &str, open: &[&str], log: &str) -> HttpFixture {
         version,
         "--require-token",
         TOKEN,
-        "--request-log",
+        "--credential-log",
         &log,
     ];
     for m in open {

@@ -27,7 +27,6 @@ pub(crate) mod text;
 use crate::format::Format;
 use crate::model::{AccessRefusal, Finding, ProbeReport, RunState};
 
-pub use anonymous::{anonymous_line, anonymous_table};
 pub use document::{error_text, probe_notes, render_error, render_rpc, render_snapshot, rpc_notes};
 pub use drift::{
     check_notes, lock_notes, need_phrase, render_changes_text, render_check, render_diff,
