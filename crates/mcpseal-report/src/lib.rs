@@ -55,9 +55,9 @@ pub mod replay;
 pub mod schemas;
 
 pub use document::{
-    AnonymousCheck, CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument, ErrorKind,
-    LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RpcReport, SideKind,
-    Snapshot, VerifyReport, contradiction_warnings, drift_findings, drift_rules, rule_id,
+    AnonymousCheck, CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument,
+    ErrorKind, LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RpcReport,
+    SideKind, Snapshot, VerifyReport, contradiction_warnings, drift_findings, drift_rules, rule_id,
     unreachable_hint,
 };
 pub use format::{DocFormat, Format, ParseFormatError};

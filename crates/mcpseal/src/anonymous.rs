@@ -108,9 +108,9 @@ impl MeasureError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             MeasureError::NotHttp(_) => ErrorKind::Usage,
-            MeasureError::Open(_) | MeasureError::NoAnswer { .. } | MeasureError::RateLimited(_) => {
-                ErrorKind::Unreachable
-            }
+            MeasureError::Open(_)
+            | MeasureError::NoAnswer { .. }
+            | MeasureError::RateLimited(_) => ErrorKind::Unreachable,
         }
     }
 }

@@ -311,7 +311,9 @@ pub async fn run(
     let conn = crate::connect::open(target, connect).await?;
     let result = match anonymous {
         Some(a) => snapshot_with_anonymous(&conn, options, a).await,
-        None => snapshot(&conn, options).await.map_err(SnapshotRunError::from),
+        None => snapshot(&conn, options)
+            .await
+            .map_err(SnapshotRunError::from),
     };
     conn.close().await;
     let (snapshot, raw) = result.map_err(|e| match e {
