@@ -88,7 +88,10 @@ fn run_mcpseal(args: &[String], err_file: &Path) -> Run {
     };
     Run {
         code: status.and_then(|s| s.code()),
-        stderr: std::fs::read_to_string(err_file).unwrap_or_default(),
+        // Lossy: a stderr that is not UTF-8 must show up in the failure, not read as empty.
+        stderr: std::fs::read(err_file)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_else(|e| format!("(stderr file unreadable: {e})")),
         took: start.elapsed(),
         peak_kib: peak,
     }
@@ -193,7 +196,7 @@ fn attack(case: &str, over: Over, deadline: Duration) -> Vec<String> {
             ));
         }
         if !finding && (!run.stderr.contains("error:") || !run.stderr.contains("hint:")) {
-            violations.push(format!("{label}: no clear error: {}", run.stderr));
+            violations.push(format!("{label}: no clear error: {:?}", run.stderr));
         }
         // The probe opens several connections; closing each to a server that ignores end of
         // input and SIGTERM costs the close's graces (500 ms + 300 ms) before SIGKILL.
