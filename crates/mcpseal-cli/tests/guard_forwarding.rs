@@ -1,0 +1,325 @@
+//! What the guard forwards, with real clients and servers on both sides: `mcpseal call` (a
+//! strict client that completes the 2026 MRTR `input_required` round trip and answers the 2025
+//! `elicitation/create` sent mid-call) through `mcpseal guard`, stdio and Streamable HTTP, both
+//! eras, against the fixture's `confirm` tool — and the same call refused when the lock does not
+//! approve the tool; and the real `@modelcontextprotocol/server-everything` through the guard
+//! with an unchanged lock (`check` through the guard passes, a call is answered).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use mcpseal_fixtures::{HttpFixture, stdio_argv};
+use serde_json::Value;
+
+/// The request timeout of every run: a deadline on a loaded machine, not a bound any assertion
+/// depends on.
+const TIMEOUT: &str = "60s";
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|_| panic!("not JSON: {}\nstderr: {}", self.stdout, self.stderr))
+    }
+}
+
+fn mcpseal(dir: &Path, args: &[String]) -> Run {
+    let out = Command::cargo_bin("mcpseal")
+        .expect("binary")
+        .timeout(Duration::from_secs(180))
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .args(args)
+        .output()
+        .expect("runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn words(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| (*s).to_owned()).collect()
+}
+
+fn bin() -> String {
+    assert_cmd::cargo::cargo_bin("mcpseal")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `mcpseal guard --lock LOCK -- SERVER…`, as a host would start it (the stdio front).
+fn guarded(lock: &Path, server: &[String]) -> Vec<String> {
+    let mut argv = vec![
+        bin(),
+        "guard".into(),
+        "--timeout".into(),
+        TIMEOUT.into(),
+        "--lock".into(),
+        lock.to_string_lossy().into_owned(),
+        "--".into(),
+    ];
+    argv.extend(server.iter().cloned());
+    argv
+}
+
+/// `mcpseal call --format json confirm --answer …` against `target` (`-- COMMAND…` or a URL).
+fn call_confirm(dir: &Path, legacy: bool, target: &[String]) -> Run {
+    let key = if legacy {
+        "elicitation/create"
+    } else {
+        "confirm"
+    };
+    let answer = format!(
+        r#"{key}={{"action":"accept","content":{{"confirmed":true,"by":"ann@example.com"}}}}"#
+    );
+    let mut args = words(&[
+        "call",
+        "--format",
+        "json",
+        "--timeout",
+        TIMEOUT,
+        "confirm",
+        "--answer",
+        &answer,
+    ]);
+    args.extend(target.iter().cloned());
+    mcpseal(dir, &args)
+}
+
+/// The answered call completed through the guard as it does directly.
+fn assert_completed(run: &Run, legacy: bool, what: &str) {
+    assert_eq!(run.code, 0, "{what}: {}\n{}", run.stderr, run.stdout);
+    let report = run.json();
+    assert_eq!(report["state"], "judged", "{what}: {report:#}");
+    assert_eq!(
+        report["result"]["structuredContent"],
+        serde_json::json!({"confirmed": true, "by": "ann@example.com"}),
+        "{what}: {report:#}"
+    );
+    let rounds = report["rounds"].as_array().cloned().unwrap_or_default();
+    if legacy {
+        // The server's elicitation request came to the client through the guard mid-call, and
+        // the client's answer went back.
+        assert_eq!(rounds.len(), 1, "{what}: {report:#}");
+        assert_eq!(rounds[0]["inputRequests"][0]["via"], "serverRequest");
+        assert_eq!(rounds[0]["inputRequests"][0]["answeredFrom"], "given");
+    } else {
+        // MRTR: the `input_required` result, then the retry carrying the answer and the
+        // server's `requestState`, both through the guard.
+        assert_eq!(rounds.len(), 2, "{what}: {report:#}");
+        assert_eq!(rounds[0]["resultType"], "input_required");
+        let retry = &rounds[1]["exchange"]["request"]["params"];
+        assert_eq!(retry["requestState"], "mcpseal-fixture:confirm:round-1");
+        assert_eq!(retry["inputResponses"]["confirm"]["action"], "accept");
+    }
+}
+
+/// The call of a tool the lock does not approve: refused, never forwarded.
+fn assert_refused(run: &Run, calls: &Path, what: &str) {
+    assert_ne!(run.code, 0, "{what}: {}\n{}", run.stderr, run.stdout);
+    let text = format!("{}{}", run.stdout, run.stderr);
+    assert!(text.contains("confirm"), "{what}: {text}");
+    let called = std::fs::read_to_string(calls).unwrap_or_default();
+    assert!(
+        !called.lines().any(|l| l == "confirm"),
+        "{what}: the server never saw the call: {called:?}"
+    );
+}
+
+fn fixture_knobs<'a>(legacy: bool, calls: &'a str, contract: bool) -> Vec<&'a str> {
+    let mut knobs = vec!["--call-log", calls];
+    if contract {
+        knobs.push("--contract-tools");
+    }
+    if legacy {
+        knobs.extend(["--mode", "legacy"]);
+    }
+    knobs
+}
+
+fn lock(dir: &Path, lock: &Path, target: &[String]) {
+    let mut args = words(&["lock", "--timeout", TIMEOUT, "--lock"]);
+    args.push(lock.to_string_lossy().into_owned());
+    args.extend(target.iter().cloned());
+    let run = mcpseal(dir, &args);
+    assert_eq!(run.code, 0, "lock: {}", run.stderr);
+}
+
+fn dashed(argv: Vec<String>) -> Vec<String> {
+    let mut v = vec!["--".to_owned()];
+    v.extend(argv);
+    v
+}
+
+#[test]
+fn mrtr_and_mid_call_elicitation_complete_through_the_stdio_guard() {
+    for legacy in [false, true] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        let calls = d.join("calls.log");
+        let calls_arg = calls.to_string_lossy().into_owned();
+        let server = stdio_argv(&fixture_knobs(legacy, &calls_arg, true));
+        let approved = d.join("approved.lock.json");
+        lock(d, &approved, &dashed(server.clone()));
+        let run = call_confirm(d, legacy, &dashed(guarded(&approved, &server)));
+        assert_completed(&run, legacy, &format!("stdio legacy={legacy}"));
+
+        // Negative control: a lock written before `confirm` existed does not approve it.
+        let _ = std::fs::remove_file(&calls);
+        let older = d.join("older.lock.json");
+        let without = stdio_argv(&fixture_knobs(legacy, &calls_arg, false));
+        lock(d, &older, &dashed(without));
+        let _ = std::fs::remove_file(&calls);
+        let run = call_confirm(d, legacy, &dashed(guarded(&older, &server)));
+        assert_refused(&run, &calls, &format!("stdio legacy={legacy}, unapproved"));
+    }
+}
+
+/// `mcpseal guard --lock LOCK --upstream URL --listen 127.0.0.1:0`, kept running; its URL.
+struct HttpGuard {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpGuard {
+    fn start(dir: &Path, lock: &Path, upstream: &str) -> HttpGuard {
+        use std::io::BufRead as _;
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "the test starts the guard it puts between client and server"
+        )]
+        let mut child = std::process::Command::new(bin())
+            .current_dir(dir)
+            .args(["guard", "--timeout", TIMEOUT, "--lock"])
+            .arg(lock)
+            .args(["--upstream", upstream, "--listen", "127.0.0.1:0"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("guard starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        // The URL line is printed once the listener is bound (after the start-up listing).
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the URL");
+        let url = line.trim().to_owned();
+        assert!(url.starts_with("http://127.0.0.1:"), "no URL: {url:?}");
+        HttpGuard { child, url }
+    }
+}
+
+impl Drop for HttpGuard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn mrtr_and_mid_call_elicitation_complete_through_the_http_guard() {
+    for legacy in [false, true] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        let calls = d.join("calls.log");
+        let calls_arg = calls.to_string_lossy().into_owned();
+        let upstream = HttpFixture::start(&fixture_knobs(legacy, &calls_arg, true));
+        let approved = d.join("approved.lock.json");
+        lock(d, &approved, &[upstream.url.clone()]);
+        let guard = HttpGuard::start(d, &approved, &upstream.url);
+        let run = call_confirm(d, legacy, &[guard.url.clone()]);
+        assert_completed(&run, legacy, &format!("http legacy={legacy}"));
+        drop(guard);
+
+        // Negative control: the same server behind a lock that does not approve `confirm`.
+        let plain = HttpFixture::start(&fixture_knobs(legacy, &calls_arg, false));
+        let older = d.join("older.lock.json");
+        lock(d, &older, &[plain.url.clone()]);
+        let _ = std::fs::remove_file(&calls);
+        let guard = HttpGuard::start(d, &older, &upstream.url);
+        let run = call_confirm(d, legacy, &[guard.url.clone()]);
+        assert_refused(&run, &calls, &format!("http legacy={legacy}, unapproved"));
+    }
+}
+
+fn peers_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers")
+}
+
+fn everything() -> Vec<String> {
+    let path =
+        peers_dir().join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        path.exists(),
+        "{} is missing: run `bash tests/peers/install.sh` (scripts/test does) before the tests",
+        path.display()
+    );
+    vec![
+        "node".into(),
+        path.to_string_lossy().into_owned(),
+        "stdio".into(),
+    ]
+}
+
+#[test]
+fn the_real_server_everything_works_through_the_guard_with_an_unchanged_lock() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let server = everything();
+    let pin = d.join("everything.lock.json");
+    lock(d, &pin, &dashed(server.clone()));
+    let before = std::fs::read(&pin).expect("the lock");
+
+    // The surface the host sees through the guard is the locked one.
+    let mut check = words(&["check", "--timeout", TIMEOUT, "--lock"]);
+    check.push(pin.to_string_lossy().into_owned());
+    check.extend(dashed(guarded(&pin, &server)));
+    let run = mcpseal(d, &check);
+    assert_eq!(
+        run.code, 0,
+        "check through the guard: {}\n{}",
+        run.stderr, run.stdout
+    );
+
+    // A call goes through and is answered as the server answers it.
+    let mut call = words(&[
+        "call",
+        "--format",
+        "json",
+        "--timeout",
+        TIMEOUT,
+        "echo",
+        "--args",
+        r#"{"message":"through the guard"}"#,
+        // The server asks the client for its roots (a server-to-client request, forwarded to
+        // the host); when it lands inside the call's round, `call` needs an answer to give.
+        "--answer",
+        r#"roots/list={"roots":[]}"#,
+    ]);
+    call.extend(dashed(guarded(&pin, &server)));
+    let run = mcpseal(d, &call);
+    assert_eq!(
+        run.code, 0,
+        "call through the guard: {}\n{}",
+        run.stderr, run.stdout
+    );
+    let report = run.json();
+    let text = report["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("through the guard"), "{report:#}");
+    assert_eq!(
+        std::fs::read(&pin).expect("the lock"),
+        before,
+        "the lock is unchanged"
+    );
+}
