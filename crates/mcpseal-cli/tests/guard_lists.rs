@@ -3,7 +3,8 @@
 //! hidden from their lists and their `prompts/get` / `resources/read` refused naming the item and
 //! its class, while unchanged ones are answered as the server answers them; and a long list the
 //! server pages its own way is re-paginated by the guard over the filtered items, a changed item
-//! missing from every page and nothing else missing or repeated.
+//! missing from every page and nothing else missing or repeated; and the server's lists are
+//! re-read on a host's list request, never per call (the fixture's request log).
 #![expect(
     clippy::disallowed_methods,
     reason = "the test writes its inputs and starts the programs it checks"
@@ -301,5 +302,69 @@ fn a_long_list_is_re_paginated_over_the_filtered_items() {
     assert_eq!(
         foreign["error"]["message"], "Invalid cursor: not a cursor this server issued",
         "{foreign}"
+    );
+}
+
+/// The fixture's request log (`PID PGID METHOD` lines) as `(pid, method)`.
+fn logged(log: &Path) -> Vec<(u32, String)> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split(' ');
+            let pid = w.next()?.parse().ok()?;
+            let _pgid = w.next()?;
+            Some((pid, w.next()?.to_owned()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_upstream_is_re_read_on_a_list_request_never_per_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let log = d.join("requests.log");
+    let log_arg = log.to_string_lossy().into_owned();
+    let v1 = server(d, "v1.json", &surface(), &["--request-log", &log_arg]);
+    lock(d, &v1);
+    let _ = std::fs::remove_file(&log);
+    let mut guard = Host::guard(d, &v1);
+    let listed = guard.request("tools/list", json!({}));
+    assert_eq!(names(&listed, "tools", "name"), ["echo"]);
+    // The start-up listing ran in a process of its own; the served upstream is the one that
+    // answered the host's call.
+    let call = json!({"name": "echo", "arguments": {"message": "hi"}});
+    let first = guard.request("tools/call", call.clone());
+    assert!(first.get("result").is_some(), "{first}");
+    let served = logged(&log)
+        .iter()
+        .rev()
+        .find(|(_, m)| m == "tools/call")
+        .map(|(pid, _)| *pid)
+        .expect("the call reached the server");
+    let lists = |log: &Path| {
+        logged(log)
+            .iter()
+            .filter(|(pid, m)| *pid == served && m.ends_with("/list"))
+            .count()
+    };
+    let before = lists(&log);
+    assert!(before >= 1, "the host's listing read the server's list");
+    for _ in 0..5 {
+        let r = guard.request("tools/call", call.clone());
+        assert!(r.get("result").is_some(), "{r}");
+    }
+    let calls = logged(&log)
+        .iter()
+        .filter(|(pid, m)| *pid == served && m == "tools/call")
+        .count();
+    assert_eq!(calls, 6, "every call forwarded");
+    assert_eq!(lists(&log), before, "no list re-read per call");
+    // A list request is: the server's list is read again.
+    let again = guard.request("tools/list", json!({}));
+    assert_eq!(names(&again, "tools", "name"), ["echo"]);
+    assert!(
+        lists(&log) > before,
+        "the list request re-read the server's list"
     );
 }
