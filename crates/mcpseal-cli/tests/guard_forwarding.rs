@@ -3,7 +3,9 @@
 //! `elicitation/create` sent mid-call) through `mcpseal guard`, stdio and Streamable HTTP, both
 //! eras, against the fixture's `confirm` tool — and the same call refused when the lock does not
 //! approve the tool; and the real `@modelcontextprotocol/server-everything` through the guard
-//! with an unchanged lock (`check` through the guard passes, a call is answered).
+//! with an unchanged lock (`check` through the guard passes, a call is answered); and a call's
+//! request-scoped SSE stream with its `notifications/progress` relayed by the HTTP front as the
+//! server sent it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -321,5 +323,92 @@ fn the_real_server_everything_works_through_the_guard_with_an_unchanged_lock() {
         std::fs::read(&pin).expect("the lock"),
         before,
         "the lock is unchanged"
+    );
+}
+
+/// One raw Streamable HTTP POST of a 2026 `tools/call` of `echo` asking for progress (HTTP/1.1,
+/// `Connection: close`): the whole response as text (headers and, possibly chunked, body).
+fn post_call_with_progress(url: &str) -> String {
+    use std::io::{Read as _, Write as _};
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (authority, path) = rest.split_once('/').expect("a path");
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"message": "hi"},
+            "_meta": {"progressToken": "tok-1",
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "host", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let request = format!(
+        "POST /{path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = std::net::TcpStream::connect(authority).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut text = String::new();
+    stream.read_to_string(&mut text).expect("read the response");
+    text
+}
+
+/// The JSON-RPC messages of an SSE response: the chunked body decoded, each event's `data:`
+/// lines joined (the fixture splits a message over several), comments and keep-alives skipped.
+fn sse_messages(text: &str) -> Vec<Value> {
+    let (_, mut rest) = text.split_once("\r\n\r\n").expect("headers end");
+    let mut body = String::new();
+    // Chunked transfer coding: SIZE CRLF DATA CRLF …, until a zero size.
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).expect("a chunk size");
+        if size == 0 {
+            break;
+        }
+        body.push_str(&after[..size]);
+        rest = after[size..].trim_start_matches("\r\n");
+    }
+    body.replace("\r\n", "\n")
+        .split("\n\n")
+        .filter_map(|event| {
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                .collect();
+            (!data.is_empty()).then(|| serde_json::from_str(&data.join("\n")).expect("JSON data"))
+        })
+        .collect()
+}
+
+#[test]
+fn progress_notifications_reach_the_host_on_the_calls_stream_through_the_http_guard() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let upstream = HttpFixture::start(&["--sse"]);
+    let pin = d.join("s.lock.json");
+    lock(d, &pin, &[upstream.url.clone()]);
+    let guard = HttpGuard::start(d, &pin, &upstream.url);
+    let mut seen = Vec::new();
+    for (what, url) in [("direct", &upstream.url), ("guarded", &guard.url)] {
+        let text = post_call_with_progress(url);
+        assert!(text.starts_with("HTTP/1.1 200"), "{what}: {text}");
+        assert!(
+            text.to_ascii_lowercase()
+                .contains("content-type: text/event-stream"),
+            "{what}: {text}"
+        );
+        let messages = sse_messages(&text);
+        assert_eq!(messages.len(), 2, "{what}: {messages:#?}");
+        assert_eq!(messages[0]["method"], "notifications/progress", "{what}");
+        assert_eq!(messages[0]["params"]["progressToken"], "tok-1", "{what}");
+        assert_eq!(messages[1]["id"], 7, "{what}");
+        assert_eq!(messages[1]["result"]["content"][0]["text"], "hi", "{what}");
+        seen.push(messages);
+    }
+    assert_eq!(
+        seen[0], seen[1],
+        "the guard forwards the stream as the server sent it"
     );
 }
