@@ -5,7 +5,8 @@
 //! approve the tool; and the real `@modelcontextprotocol/server-everything` through the guard
 //! with an unchanged lock (`check` through the guard passes, a call is answered); and a call's
 //! request-scoped SSE stream with its `notifications/progress` relayed by the HTTP front as the
-//! server sent it.
+//! server sent it; and a host's `subscriptions/listen` stream acknowledged and then carrying the
+//! server's `list_changed` after a rug pull, the re-read list hiding the rewritten tool.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -411,4 +412,122 @@ fn progress_notifications_reach_the_host_on_the_calls_stream_through_the_http_gu
         seen[0], seen[1],
         "the guard forwards the stream as the server sent it"
     );
+}
+
+/// The raw 2026 POST of `method` (with `Mcp-Name: name` when given) on `stream`.
+fn send_post(
+    stream: &mut std::net::TcpStream,
+    url: &str,
+    method: &str,
+    name: Option<&str>,
+    body: &Value,
+) {
+    use std::io::Write as _;
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (authority, path) = rest.split_once('/').expect("a path");
+    let body = body.to_string();
+    let name = name
+        .map(|n| format!("Mcp-Name: {n}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "POST /{path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: {method}\r\n{name}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("send");
+}
+
+fn envelope() -> Value {
+    serde_json::json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "host", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+fn connect(url: &str) -> std::net::TcpStream {
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (authority, _) = rest.split_once('/').expect("a path");
+    let stream = std::net::TcpStream::connect(authority).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    stream
+}
+
+/// One whole 2026 request/response over its own connection: the response text.
+fn exchange(url: &str, method: &str, name: Option<&str>, mut params: Value) -> String {
+    use std::io::Read as _;
+    params["_meta"] = envelope();
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut stream = connect(url);
+    send_post(&mut stream, url, method, name, &body);
+    let mut text = String::new();
+    stream.read_to_string(&mut text).expect("read");
+    text
+}
+
+#[test]
+fn a_subscriptions_listen_stream_carries_list_changed_through_the_http_guard() {
+    use std::io::Read as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let upstream = HttpFixture::start(&[
+        "--list-changed",
+        "--rug-pull",
+        "description",
+        "--rug-pull-after-calls",
+        "1",
+    ]);
+    let pin = d.join("s.lock.json");
+    lock(d, &pin, &[upstream.url.clone()]);
+    let guard = HttpGuard::start(d, &pin, &upstream.url);
+
+    // The host's listen stream, read on a thread as it arrives.
+    let mut listen = connect(&guard.url);
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 42, "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": true}, "_meta": envelope()}});
+    send_post(&mut listen, &guard.url, "subscriptions/listen", None, &body);
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = listen.read(&mut buf) {
+            if n == 0
+                || tx
+                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
+                    .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let mut seen = String::new();
+    let mut wait_for = |needle: &str, seen: &mut String| {
+        while !seen.contains(needle) {
+            match rx.recv_timeout(Duration::from_secs(60)) {
+                Ok(chunk) => seen.push_str(&chunk),
+                Err(_) => panic!("no {needle} on the listen stream: {seen}"),
+            }
+        }
+    };
+    // The acknowledgement names the host's own subscription id.
+    wait_for("io.modelcontextprotocol/subscriptionId", &mut seen);
+    assert!(seen.starts_with("HTTP/1.1 200"), "{seen}");
+    assert!(
+        !seen.contains("list_changed"),
+        "nothing changed yet: {seen}"
+    );
+
+    // The first call pulls the rug; the server announces it on its listen streams.
+    let call = exchange(
+        &guard.url,
+        "tools/call",
+        Some("echo"),
+        serde_json::json!({"name": "echo", "arguments": {"message": "hi"}}),
+    );
+    assert!(call.contains(r#""text":"hi""#), "{call}");
+    wait_for("notifications/tools/list_changed", &mut seen);
+    // The re-read list hides the rewritten tool.
+    let list = exchange(&guard.url, "tools/list", None, serde_json::json!({}));
+    assert!(list.contains(r#""name":"add""#), "{list}");
+    assert!(!list.contains(r#""name":"echo""#), "{list}");
 }
