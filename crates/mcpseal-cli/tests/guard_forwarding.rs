@@ -6,7 +6,9 @@
 //! with an unchanged lock (`check` through the guard passes, a call is answered); and a call's
 //! request-scoped SSE stream with its `notifications/progress` relayed by the HTTP front as the
 //! server sent it; and a host's `subscriptions/listen` stream acknowledged and then carrying the
-//! server's `list_changed` after a rug pull, the re-read list hiding the rewritten tool.
+//! server's `list_changed` after a rug pull, the re-read list hiding the rewritten tool; and a
+//! bearer-token-protected upstream guarded with `--header` (refused at start without it), its
+//! block decisions audited without the token anywhere in the log, stderr or the answers.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -530,4 +532,118 @@ fn a_subscriptions_listen_stream_carries_list_changed_through_the_http_guard() {
     let list = exchange(&guard.url, "tools/list", None, serde_json::json!({}));
     assert!(list.contains(r#""name":"add""#), "{list}");
     assert!(!list.contains(r#""name":"echo""#), "{list}");
+}
+
+#[test]
+fn a_token_protected_upstream_is_guarded_and_no_credential_reaches_the_audit_log() {
+    const TOKEN: &str = "s3cret-guard-token";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let header = format!("Authorization: Bearer {TOKEN}");
+    let knobs = |after: &'static str| {
+        vec![
+            "--require-token",
+            TOKEN,
+            "--rug-pull",
+            "description",
+            "--rug-pull-after-listings",
+            after,
+        ]
+    };
+    // Locked on a twin whose rug is never pulled within the test.
+    let twin = HttpFixture::start(&knobs("1000000"));
+    let pin = d.join("s.lock.json");
+    let mut args = words(&["lock", "--timeout", TIMEOUT, "--header", &header, "--lock"]);
+    args.push(pin.to_string_lossy().into_owned());
+    args.push(twin.url.clone());
+    let run = mcpseal(d, &args);
+    assert_eq!(run.code, 0, "lock: {}", run.stderr);
+
+    // Without the token the guard cannot list the upstream: it does not start.
+    let upstream = HttpFixture::start(&knobs("2"));
+    let mut args = words(&["guard", "--timeout", TIMEOUT, "--lock"]);
+    args.push(pin.to_string_lossy().into_owned());
+    args.extend(words(&[
+        "--upstream",
+        &upstream.url,
+        "--listen",
+        "127.0.0.1:0",
+    ]));
+    let refused = mcpseal(d, &args);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+
+    // With it: the start-up listing (1) and the host's first listing (2, which pulls the rug)
+    // pass; the next listing hides the rewritten tool and its call is refused, both audited.
+    let audit = d.join("audit.jsonl");
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test starts the guard it puts between client and server"
+    )]
+    let mut child = std::process::Command::new(bin())
+        .current_dir(d)
+        .args([
+            "guard",
+            "--timeout",
+            TIMEOUT,
+            "--header",
+            &header,
+            "--audit",
+        ])
+        .arg(&audit)
+        .arg("--lock")
+        .arg(&pin)
+        .args(["--upstream", &upstream.url, "--listen", "127.0.0.1:0"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("guard starts");
+    let url = {
+        use std::io::BufRead as _;
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("the URL");
+        line.trim().to_owned()
+    };
+    let first = exchange(&url, "tools/list", None, serde_json::json!({}));
+    assert!(first.contains(r#""name":"echo""#), "{first}");
+    let second = exchange(&url, "tools/list", None, serde_json::json!({}));
+    assert!(!second.contains(r#""name":"echo""#), "{second}");
+    let call = exchange(
+        &url,
+        "tools/call",
+        Some("echo"),
+        serde_json::json!({"name": "echo", "arguments": {"message": "hi"}}),
+    );
+    assert!(
+        call.contains("tool:echo") && call.contains("-32602"),
+        "{call}"
+    );
+    drop(child.stdin.take());
+    let _ = child.kill();
+    let out = child.wait_with_output().expect("the guard's output");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+
+    let log = std::fs::read_to_string(&audit).expect("the audit log");
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON lines"))
+        .collect();
+    assert_eq!(lines.len(), 2, "one hide, one refused call: {log}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["item"] == "tool:echo" && l["decision"] == "block")
+    );
+    for (what, text) in [
+        ("audit log", log.as_str()),
+        ("stderr", &stderr),
+        ("answers", &call),
+    ] {
+        assert!(
+            !text.contains(TOKEN),
+            "the token leaked into the {what}: {text}"
+        );
+    }
 }
