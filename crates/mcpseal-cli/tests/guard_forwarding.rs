@@ -139,7 +139,7 @@ fn assert_refused(run: &Run, calls: &Path, what: &str) {
     );
 }
 
-fn fixture_knobs<'a>(legacy: bool, calls: &'a str, contract: bool) -> Vec<&'a str> {
+fn fixture_knobs(legacy: bool, calls: &str, contract: bool) -> Vec<&str> {
     let mut knobs = vec!["--call-log", calls];
     if contract {
         knobs.push("--contract-tools");
@@ -239,19 +239,19 @@ fn mrtr_and_mid_call_elicitation_complete_through_the_http_guard() {
         let calls_arg = calls.to_string_lossy().into_owned();
         let upstream = HttpFixture::start(&fixture_knobs(legacy, &calls_arg, true));
         let approved = d.join("approved.lock.json");
-        lock(d, &approved, &[upstream.url.clone()]);
+        lock(d, &approved, std::slice::from_ref(&upstream.url));
         let guard = HttpGuard::start(d, &approved, &upstream.url);
-        let run = call_confirm(d, legacy, &[guard.url.clone()]);
+        let run = call_confirm(d, legacy, std::slice::from_ref(&guard.url));
         assert_completed(&run, legacy, &format!("http legacy={legacy}"));
         drop(guard);
 
         // Negative control: the same server behind a lock that does not approve `confirm`.
         let plain = HttpFixture::start(&fixture_knobs(legacy, &calls_arg, false));
         let older = d.join("older.lock.json");
-        lock(d, &older, &[plain.url.clone()]);
+        lock(d, &older, std::slice::from_ref(&plain.url));
         let _ = std::fs::remove_file(&calls);
         let guard = HttpGuard::start(d, &older, &upstream.url);
-        let run = call_confirm(d, legacy, &[guard.url.clone()]);
+        let run = call_confirm(d, legacy, std::slice::from_ref(&guard.url));
         assert_refused(&run, &calls, &format!("http legacy={legacy}, unapproved"));
     }
 }
@@ -391,7 +391,7 @@ fn progress_notifications_reach_the_host_on_the_calls_stream_through_the_http_gu
     let d = dir.path();
     let upstream = HttpFixture::start(&["--sse"]);
     let pin = d.join("s.lock.json");
-    lock(d, &pin, &[upstream.url.clone()]);
+    lock(d, &pin, std::slice::from_ref(&upstream.url));
     let guard = HttpGuard::start(d, &pin, &upstream.url);
     let mut seen = Vec::new();
     for (what, url) in [("direct", &upstream.url), ("guarded", &guard.url)] {
@@ -481,7 +481,7 @@ fn a_subscriptions_listen_stream_carries_list_changed_through_the_http_guard() {
         "1",
     ]);
     let pin = d.join("s.lock.json");
-    lock(d, &pin, &[upstream.url.clone()]);
+    lock(d, &pin, std::slice::from_ref(&upstream.url));
     let guard = HttpGuard::start(d, &pin, &upstream.url);
 
     // The host's listen stream, read on a thread as it arrives.
@@ -503,7 +503,7 @@ fn a_subscriptions_listen_stream_carries_list_changed_through_the_http_guard() {
         }
     });
     let mut seen = String::new();
-    let mut wait_for = |needle: &str, seen: &mut String| {
+    let wait_for = |needle: &str, seen: &mut String| {
         while !seen.contains(needle) {
             match rx.recv_timeout(Duration::from_secs(60)) {
                 Ok(chunk) => seen.push_str(&chunk),
