@@ -47,7 +47,8 @@ fn name(command: &Command) -> &'static str {
     }
 }
 
-/// Runs one command to its end (`serve` takes the signals as its stop signal).
+/// Runs one command to its end (`serve` and the guard's proxy take the signals as their stop
+/// signal).
 async fn run(command: Command, signals: Signals) -> Result<Outcome, CliError> {
     match command {
         Command::Rpc(args) => commands::rpc::run(args).await,
@@ -61,7 +62,7 @@ async fn run(command: Command, signals: Signals) -> Result<Outcome, CliError> {
         Command::Card(args) => commands::card::run(args).await,
         Command::Call(args) => commands::call::run(args).await,
         Command::Serve(args) => commands::serve::run(args, signals).await,
-        Command::Guard(args) => commands::guard::run(args).await,
+        Command::Guard(args) => commands::guard::run(args, signals).await,
         Command::Replay(args) => commands::replay::run(args).await,
         Command::Config(args) => project::run(&args),
         Command::Completions(args) => shell::completions(&args),
@@ -177,12 +178,20 @@ fn main() -> ExitCode {
         }
     };
     let name = name(&cli.command);
-    // What an interrupted `lock` leaves unchanged, for the `interrupted: …` line.
+    // What an interrupted `lock` (or `guard approve`) leaves unchanged, for the
+    // `interrupted: …` line.
     let lock = match &cli.command {
         Command::Lock(args) => Some(args.lock.path.clone()),
+        Command::Guard(args) => commands::guard::written_lock(args),
         _ => None,
     };
-    let graceful = matches!(cli.command, Command::Serve(_) | Command::Guard(_));
+    // The servers stop gracefully (requests in flight finish); every other command, the
+    // guard's review/approve/wrap/unwrap included, is dropped where it waits.
+    let graceful = match &cli.command {
+        Command::Serve(_) => true,
+        Command::Guard(args) => args.action.is_none(),
+        _ => false,
+    };
     let ended = runtime.block_on(async {
         // Caught before the command starts, so neither signal ends the process unhandled.
         let signals = Signals::listen();

@@ -8,6 +8,7 @@
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::pin;
 use std::sync::Arc;
 
 use mcpseal_client::{Options, Target, Transport, TransportKind};
@@ -235,10 +236,20 @@ pub async fn run(
     if matches!(front, Front::Http { .. }) && matches!(target, Target::Stdio { .. }) {
         return Err(GuardError::HttpFrontNeedsUrl);
     }
-    list_upstream(target, options, guard.lock().form).await?;
-    let (transport, inbox) = Transport::open(target, options)
-        .await
-        .map_err(crate::OpenError::from)?;
+    // `shutdown` is watched from the start: a stop asked for during the start-up listing (a
+    // server that hangs) ends the guard there, and dropping the listing's connection kills the
+    // server it started.
+    let mut shutdown = pin!(shutdown);
+    let started = async {
+        list_upstream(target, options, guard.lock().form).await?;
+        Transport::open(target, options)
+            .await
+            .map_err(|e| GuardError::Open(crate::OpenError::from(e)))
+    };
+    let (transport, inbox) = tokio::select! {
+        opened = started => opened?,
+        () = &mut shutdown => return Ok(GuardEnd::Shutdown),
+    };
     let upstream = Arc::new(Upstream::new(transport, options.timeout));
     let guard = Arc::new(guard);
     match front {
@@ -253,7 +264,7 @@ pub async fn run(
             );
             let end = tokio::select! {
                 r = served => GuardEnd::Stdio(r.map_err(GuardError::Stdin)?),
-                () = shutdown => GuardEnd::Shutdown,
+                () = &mut shutdown => GuardEnd::Shutdown,
             };
             if upstream.transport().kind() == TransportKind::Stdio {
                 upstream.transport().close().await;

@@ -10,6 +10,7 @@ use mcpseal::guard::{Front, GuardEnd, GuardSetup, Mode, ReviewHint, StdioEnd};
 
 use crate::args::ConnectArgs;
 use crate::error::{CliError, Outcome};
+use crate::interrupt::Signals;
 use crate::lock_args::LockFileArgs;
 use crate::{output, settings};
 
@@ -112,6 +113,14 @@ pub struct ApproveArgs {
     /// lock keeps its version).
     #[arg(long)]
     pub allow_same_version: bool,
+    /// Approve although the server's name is not the one the lock was written for (the lock
+    /// then records the new name); without it, approve refuses another server's lock.
+    #[arg(long)]
+    pub allow_rename: bool,
+    /// Wait this long for another run writing the same lock file (`mcpseal lock`, another
+    /// approve; `30s`, `2m`), then refuse naming it (exit 2). Default: 12 × `--timeout` + 5s.
+    #[arg(long, value_name = "DURATION")]
+    pub lock_timeout: Option<String>,
     #[command(flatten)]
     pub server: ServerArgs,
 }
@@ -139,7 +148,18 @@ pub struct UnwrapArgs {
     pub config: PathBuf,
 }
 
-pub async fn run(args: GuardArgs) -> Result<Outcome, CliError> {
+/// The lock file a `guard approve` would write (named by an interrupted run's line).
+pub fn written_lock(args: &GuardArgs) -> Option<PathBuf> {
+    match &args.action {
+        Some(GuardAction::Approve(a)) => Some(a.server.lock.path.clone()),
+        _ => None,
+    }
+}
+
+/// Runs the guard (or one of its actions). The proxy stops gracefully on the run's `signals`
+/// (crate::interrupt) — from the start, the start-up listing included — and the servers it
+/// started are stopped with it; it then reports [`Outcome::Interrupted`].
+pub async fn run(args: GuardArgs, signals: Signals) -> Result<Outcome, CliError> {
     match &args.action {
         Some(GuardAction::Wrap(w)) => return wrap(w),
         Some(GuardAction::Unwrap(u)) => return unwrap(u),
@@ -168,7 +188,13 @@ pub async fn run(args: GuardArgs) -> Result<Outcome, CliError> {
         None => Front::Stdio,
     };
     let signal = Arc::new(AtomicU8::new(0));
-    let stop = super::serve::stopped(Arc::clone(&signal));
+    let stop = {
+        let signal = Arc::clone(&signal);
+        async move {
+            let caught = signals.caught().await;
+            signal.store(caught.code(), Ordering::SeqCst);
+        }
+    };
     let end = mcpseal::guard::run(
         guard,
         &target,
@@ -219,6 +245,11 @@ async fn review(args: &ReviewArgs) -> Result<Outcome, CliError> {
             s.lock.path.display()
         ));
     } else {
+        if let Some((locked, live)) = &review.drift.identity {
+            text.push_str(&format!(
+                "this lock was written for `{locked}`; the server says `{live}`: the guard refuses everything it serves\n"
+            ));
+        }
         text.push_str(&format!(
             "pending drift against `{}` (locked at {}, server reports {}):\n",
             s.lock.path.display(),
@@ -242,7 +273,7 @@ async fn review(args: &ReviewArgs) -> Result<Outcome, CliError> {
 }
 
 async fn approve(args: &ApproveArgs) -> Result<Outcome, CliError> {
-    use mcpseal::guard::review::{Approval, ApproveOutcome, parse_item};
+    use mcpseal::guard::review::{Approval, ApproveOptions, ApproveOutcome, parse_item};
     let s = &args.server;
     let target = target_of(&s.upstream, &s.command)?;
     let options = settings::options(&s.connect)?;
@@ -251,15 +282,17 @@ async fn approve(args: &ApproveArgs) -> Result<Outcome, CliError> {
     } else {
         Approval::Items(args.items.iter().map(|i| parse_item(i)).collect())
     };
-    let done = mcpseal::guard::review::approve(
-        &s.lock.path,
-        &target,
-        &options,
-        &approval,
-        args.allow_same_version,
-    )
-    .await
-    .map_err(|e| CliError::usage(e.to_string()).hint(e.hint()))?;
+    let relax = ApproveOptions {
+        allow_same_version: args.allow_same_version,
+        allow_rename: args.allow_rename,
+        lock_wait: match &args.lock_timeout {
+            Some(text) => settings::parse_duration(text)?,
+            None => mcpseal::lock::default_lock_wait(options.timeout),
+        },
+    };
+    let done = mcpseal::guard::review::approve(&s.lock.path, &target, &options, &approval, &relax)
+        .await
+        .map_err(|e| CliError::usage(e.to_string()).hint(e.hint()))?;
     match done {
         ApproveOutcome::Written { items, version } => {
             let mut text = String::new();

@@ -103,31 +103,6 @@ pub async fn run(args: ServeArgs, signals: Signals) -> Result<Outcome, CliError>
     })
 }
 
-/// Completes on SIGINT (records 130) or SIGTERM (records 143).
-pub(crate) async fn stopped(signal: Arc<AtomicU8>) {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal as unix_signal};
-        let mut term = match unix_signal(SignalKind::terminate()) {
-            Ok(t) => t,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                signal.store(130, Ordering::SeqCst);
-                return;
-            }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => signal.store(130, Ordering::SeqCst),
-            _ = term.recv() => signal.store(143, Ordering::SeqCst),
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-        signal.store(130, Ordering::SeqCst);
-    }
-}
-
 async fn verb(site: &mcpseal::serve::Site, cli: &[String]) -> Result<Outcome, CliError> {
     let Some((id, rest)) = cli.split_first() else {
         return Err(CliError::usage("`--cli` needs a verb")

@@ -65,6 +65,59 @@ pub fn spawn(dir: &Path, args: &[&str], fixture: &[&str]) -> Running {
     spawn_command(cmd)
 }
 
+/// Starts `mcpseal ARGS -- <fixture FIXTURE…>` in `dir` with a pipe on its stdin (a host in
+/// front of `mcpseal guard`), returned beside it.
+pub fn spawn_piped(
+    dir: &Path,
+    args: &[&str],
+    fixture: &[&str],
+) -> (Running, std::process::ChildStdin) {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("mcpseal"));
+    cmd.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .args(args)
+        .arg("--")
+        .args(stdio_argv(fixture))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut running = spawn_command(cmd);
+    let stdin = running.child.stdin.take().expect("stdin piped");
+    (running, stdin)
+}
+
+/// Every request in the fixture's request log at `log`, in order.
+pub fn requests(log: &Path) -> Vec<Request> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| {
+            let mut words = line.split(' ');
+            Some(Request {
+                pid: words.next()?.parse().ok()?,
+                pgid: words.next()?.parse().ok()?,
+                method: words.next()?.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// Waits until `pred` holds for the fixture's request log at `log` (within [`DEADLINE`]).
+pub fn wait_for_log(log: &Path, what: &str, pred: impl Fn(&[Request]) -> bool) -> Vec<Request> {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let seen = requests(log);
+        if pred(&seen) {
+            return seen;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the request log never showed {what}: {seen:?}"
+        );
+        std::thread::sleep(POLL);
+    }
+}
+
 /// Starts `mcpseal ARGS` (an HTTP target in the arguments) in `dir`.
 pub fn spawn_args(dir: &Path, args: &[&str]) -> Running {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("mcpseal"));

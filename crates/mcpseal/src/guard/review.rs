@@ -12,8 +12,19 @@
 //! surface). The lock's version rules apply to what is re-locked: a surface change needs the
 //! version bump the rules ask for, unless `allow_same_version` relaxes that (the lock then keeps
 //! its version). The file is replaced atomically.
+//!
+//! Approve is a writer of the lock file like `mcpseal lock`: it holds the lock's writer lock
+//! ([`crate::writer_lock`]) from before it reads the lock until it has written it or decided
+//! not to, so an approval and a `lock` run (or two approvals) never both decide on the same old
+//! bytes. And it approves items **of the server the lock was written for**: when the live
+//! server's `serverInfo.name` is not the locked one, the lock is another server's (the guard
+//! refuses everything then), and approving items into it would quietly turn it into a pin of a
+//! different server; approve refuses ([`ApproveError::Renamed`]) unless
+//! [`ApproveOptions::allow_rename`] says the rename is intended — the lock then records the new
+//! name (the same switch as `lock`/`check`'s `--allow-rename`).
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use mcpseal_client::{Options, Target};
 use mcpseal_guard::ItemRef;
@@ -41,9 +52,10 @@ pub struct Review {
 }
 
 impl Review {
-    /// Nothing is pending.
+    /// Nothing is pending (a server under another name than the locked one is pending too:
+    /// the guard refuses it).
     pub fn clean(&self) -> bool {
-        self.drift.items.is_empty()
+        self.drift.items.is_empty() && self.drift.identity.is_none()
     }
 }
 
@@ -54,6 +66,20 @@ pub enum Approval {
     All,
     /// These items (`tools/search`, or the refusal's `tool:search`).
     Items(Vec<ItemRef>),
+}
+
+/// How `approve` may relax its refusals, and how long it waits for another writer.
+#[derive(Debug, Clone)]
+pub struct ApproveOptions {
+    /// Re-lock under the lock's version when the server's version does not carry the bump the
+    /// change needs.
+    pub allow_same_version: bool,
+    /// Approve although the server's name is not the locked one: the lock records the new
+    /// name.
+    pub allow_rename: bool,
+    /// How long to wait for another run writing the same lock file
+    /// ([`crate::lock::default_lock_wait`] is a good value).
+    pub lock_wait: Duration,
 }
 
 /// What `approve` did.
@@ -125,21 +151,35 @@ pub async fn review(lock: &Path, target: &Target, options: &Options) -> Result<R
 /// Re-locks the approved items (see the module docs).
 ///
 /// # Errors
-/// [`GuardError`] as for [`review`]; [`ApproveError::NotPending`] when a named item has no
-/// drift; [`ApproveError::Write`] when the lock cannot be replaced (it is then untouched).
+/// [`ApproveError::Locked`] when another run holds the lock file's writer lock for the whole
+/// wait; [`GuardError`] as for [`review`]; [`ApproveError::Renamed`] when the server's name is
+/// not the locked one (without `allow_rename`); [`ApproveError::NotPending`] when a named item
+/// has no drift; [`ApproveError::Write`] when the lock cannot be replaced. On every error the
+/// lock is untouched.
 pub async fn approve(
     lock: &Path,
     target: &Target,
     options: &Options,
     approval: &Approval,
-    allow_same_version: bool,
+    approve: &ApproveOptions,
 ) -> Result<ApproveOutcome, ApproveError> {
+    // Held until the function returns: read, decide and write as one writer.
+    let _writer =
+        crate::writer_lock::acquire(lock, "mcpseal guard approve", approve.lock_wait).await?;
     let file = read(lock)?;
     let live = super::list_upstream(target, options, file.form).await?;
     let live_surface = live.surface.canonical_value(file.form);
     let exclude = &file.declared.exclude;
     let drift = Drift::of(&compare(&file.declared, &live_surface, exclude));
-    let (surface, items) = match approval {
+    if let Some((locked, live)) = &drift.identity
+        && !approve.allow_rename
+    {
+        return Err(ApproveError::Renamed {
+            locked: locked.clone(),
+            live: live.clone(),
+        });
+    }
+    let (mut surface, mut items): (Value, Vec<String>) = match approval {
         Approval::All => (
             live_surface.clone(),
             drift.items.iter().map(|d| d.item.to_string()).collect(),
@@ -163,6 +203,13 @@ pub async fn approve(
             (surface, names)
         }
     };
+    if let Some((locked, live)) = &drift.identity {
+        // `allow_rename` (checked above): the lock becomes the renamed server's.
+        if let Some(name) = surface.pointer_mut("/server/serverInfo/name") {
+            *name = Value::String(live.clone());
+        }
+        items.insert(0, format!("server name `{locked}` → `{live}`"));
+    }
     if items.is_empty() {
         return Ok(ApproveOutcome::NothingPending);
     }
@@ -178,7 +225,7 @@ pub async fn approve(
         .and_then(|v| Version::parse(&v).ok());
     let version = match &current {
         Some(c) if need.satisfied_by(&locked, c) && c >= &locked => c.clone(),
-        _ if allow_same_version => locked.clone(),
+        _ if approve.allow_same_version => locked.clone(),
         _ => {
             return Ok(ApproveOutcome::NeedsBump {
                 need: need.phrase(&locked).to_owned(),
@@ -210,6 +257,17 @@ pub enum ApproveError {
     /// The lock, the server or its listing.
     #[error(transparent)]
     Guard(#[from] GuardError),
+    /// Another run holds the lock file's writer lock.
+    #[error(transparent)]
+    Locked(#[from] crate::writer_lock::WriterLockError),
+    /// The live server's name is not the one the lock was written for.
+    #[error("this lock was written for `{locked}`; the server says `{live}`: nothing was written")]
+    Renamed {
+        /// The name in the lock.
+        locked: String,
+        /// The name the server reports.
+        live: String,
+    },
     /// A named item has no drift.
     #[error(transparent)]
     NotPending(NotPending),
@@ -232,6 +290,10 @@ impl ApproveError {
     pub fn hint(&self) -> String {
         match self {
             ApproveError::Guard(e) => e.hint(),
+            ApproveError::Locked(e) => e.hint().into(),
+            ApproveError::Renamed { .. } => {
+                "point `--lock` at this server's own lock; if the server was renamed on purpose, pass `--allow-rename` to approve under its new name".into()
+            }
             ApproveError::NotPending(_) => {
                 "`mcpseal guard review` lists the pending items (as LIST/ID, e.g. `tools/search`); nothing was written".into()
             }
