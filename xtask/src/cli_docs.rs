@@ -21,11 +21,16 @@ use crate::artefacts::Artefact;
 fn binary(root: &Path) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
-        .args(["build", "--quiet", "--locked", "-p", "mcpseal", "--bin", "mcpseal"])
+        .args([
+            "build", "--quiet", "--locked", "-p", "mcpseal", "--bin", "mcpseal",
+        ])
         .current_dir(root)
         .status()
         .context("running `cargo build -p mcpseal`")?;
-    anyhow::ensure!(status.success(), "`cargo build -p mcpseal` failed ({status})");
+    anyhow::ensure!(
+        status.success(),
+        "`cargo build -p mcpseal` failed ({status})"
+    );
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
@@ -117,7 +122,10 @@ fn normalise(text: &str, dir: &Path) -> String {
             let trimmed = line.trim_start();
             let indent = &line[..line.len() - trimmed.len()];
             if let Some(rest) = trimmed.strip_prefix("started ") {
-                format!("{indent}started {}<time>", " ".repeat(rest.len() - rest.trim_start().len()))
+                format!(
+                    "{indent}started {}<time>",
+                    " ".repeat(rest.len() - rest.trim_start().len())
+                )
             } else if trimmed.starts_with("Run time: ") {
                 format!("{indent}Run time: <time>")
             } else {
@@ -145,7 +153,13 @@ fn example(root: &Path, bin: &Path) -> anyhow::Result<Vec<(&'static str, Vec<Ste
     let plan: [(&'static str, &[&str]); 7] = [
         (
             "init",
-            &["init", "--", ".venv/bin/mcp-server-time", "--local-timezone", "UTC"],
+            &[
+                "init",
+                "--",
+                ".venv/bin/mcp-server-time",
+                "--local-timezone",
+                "UTC",
+            ],
         ),
         ("config", &["config"]),
         ("snapshot", &["snapshot"]),
@@ -207,7 +221,11 @@ pub fn commands(root: &Path) -> anyhow::Result<Artefact> {
     );
     for (name, summary) in subcommands(&top.stdout) {
         let help = run(&bin, root, &[&name, "--help"])?;
-        anyhow::ensure!(help.code == 0, "`mcpseal {name} --help` failed: {}", help.stderr);
+        anyhow::ensure!(
+            help.code == 0,
+            "`mcpseal {name} --help` failed: {}",
+            help.stderr
+        );
         let steps = examples.iter().find(|(n, _)| *n == name).map(|(_, s)| s);
         files.push((
             Path::new("docs/commands").join(format!("{name}.md")),
@@ -241,7 +259,8 @@ mod tests {
     #[test]
     fn the_probe_clock_is_normalised() {
         let dir = Path::new("/tmp/x1");
-        let text = "  target    /tmp/x1/.venv/bin/s\n  started   2026-12-01T19:16:41Z\nRun time: 40.6 s\n";
+        let text =
+            "  target    /tmp/x1/.venv/bin/s\n  started   2026-12-01T19:16:41Z\nRun time: 40.6 s\n";
         assert_eq!(
             normalise(text, dir),
             "  target    ./.venv/bin/s\n  started   <time>\nRun time: <time>\n"

@@ -86,6 +86,7 @@ impl Which {
 
     /// Made by running the built binary (so not from the xtask's own test, which would build
     /// the binary from inside a test run; `cargo xtask check` checks them in CI).
+    #[cfg(test)]
     fn needs_binary(self) -> bool {
         matches!(self, Which::Man | Which::Commands)
     }

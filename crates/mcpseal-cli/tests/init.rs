@@ -63,11 +63,7 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             let entry = entry.expect("entry");
             let path = entry.path();
             let kind = entry.file_type().expect("type");
-            let name = path
-                .strip_prefix(dir)
-                .expect("under")
-                .display()
-                .to_string();
+            let name = path.strip_prefix(dir).expect("under").display().to_string();
             if kind.is_symlink() {
                 out.insert(name, b"(symlink)".to_vec());
             } else if kind.is_dir() {
@@ -262,7 +258,10 @@ fn dry_run_writes_nothing_and_prints_the_files() {
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("command = [\"node\", \"dist/index.js\"]"));
+    assert!(
+        out.stdout
+            .contains("command = [\"node\", \"dist/index.js\"]")
+    );
     assert!(out.stdout.contains("would lock surface.lock.json"));
     assert!(
         out.stdout
@@ -352,7 +351,10 @@ fn the_workflow_is_actionlint_clean_for_every_project_kind() {
         (
             "node",
             vec![
-                ("package.json", r#"{"version": "1.0.0", "main": "server.js"}"#),
+                (
+                    "package.json",
+                    r#"{"version": "1.0.0", "main": "server.js"}"#,
+                ),
                 ("package-lock.json", "{}"),
                 ("server.js", ""),
             ],
@@ -360,7 +362,10 @@ fn the_workflow_is_actionlint_clean_for_every_project_kind() {
         (
             "python",
             vec![
-                ("pyproject.toml", "[project]\nname = \"x\"\nversion = \"1.0.0\"\n"),
+                (
+                    "pyproject.toml",
+                    "[project]\nname = \"x\"\nversion = \"1.0.0\"\n",
+                ),
                 ("server.py", ""),
                 (".venv/bin/python", ""),
             ],
@@ -372,7 +377,10 @@ fn the_workflow_is_actionlint_clean_for_every_project_kind() {
         (
             "rust",
             vec![
-                ("Cargo.toml", "[package]\nname = \"srv\"\nversion = \"1.0.0\"\n"),
+                (
+                    "Cargo.toml",
+                    "[package]\nname = \"srv\"\nversion = \"1.0.0\"\n",
+                ),
                 ("src/main.rs", ""),
             ],
         ),
@@ -457,8 +465,9 @@ fn required_version_is_enforced_and_is_what_the_action_installs() {
             out.stderr
         );
         assert!(
-            out.stderr
-                .contains("hint: install mcpseal 0.0.1: `cargo install mcpseal --locked --version =0.0.1`"),
+            out.stderr.contains(
+                "hint: install mcpseal 0.0.1: `cargo install mcpseal --locked --version =0.0.1`"
+            ),
             "{args:?}: {}",
             out.stderr
         );
@@ -473,7 +482,10 @@ fn required_version_is_enforced_and_is_what_the_action_installs() {
     };
     let range = config.replace(
         &format!("required-version = \"{VERSION}\""),
-        &format!("required-version = \">={major}.{minor}.0, <{}.0.0\"", major.parse::<u64>().expect("n") + 1),
+        &format!(
+            "required-version = \">={major}.{minor}.0, <{}.0.0\"",
+            major.parse::<u64>().expect("n") + 1
+        ),
     );
     write(dir.path(), "mcpseal.toml", &range);
     let check = run(dir.path(), &["check"]);
@@ -490,7 +502,8 @@ fn required_version_is_enforced_and_is_what_the_action_installs() {
     let bad = run(dir.path(), &["check"]);
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(
-        bad.stderr.contains("`required-version = \"latest\"` is not a version"),
+        bad.stderr
+            .contains("`required-version = \"latest\"` is not a version"),
         "{}",
         bad.stderr
     );

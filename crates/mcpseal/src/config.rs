@@ -358,10 +358,12 @@ pub fn check_required_version(loaded: &Loaded, running: &str) -> Result<(), Conf
         file: loaded.label(),
         message,
     };
-    let req = requirement(required)
-        .map_err(|e| invalid(format!("`required-version`: {e}")))?;
-    let version = semver::Version::parse(running)
-        .map_err(|e| invalid(format!("the running version `{running}` is not semver: {e}")))?;
+    let req = requirement(required).map_err(|e| invalid(format!("`required-version`: {e}")))?;
+    let version = semver::Version::parse(running).map_err(|e| {
+        invalid(format!(
+            "the running version `{running}` is not semver: {e}"
+        ))
+    })?;
     if req.matches(&version) {
         return Ok(());
     }
@@ -672,7 +674,15 @@ mod tests {
 
     #[test]
     fn required_version_is_enforced_both_ways() {
-        for ok in ["0.3.1", "v0.3.1", "=0.3.1", "^0.3", "~0.3.0", ">=0.3, <0.5", "*"] {
+        for ok in [
+            "0.3.1",
+            "v0.3.1",
+            "=0.3.1",
+            "^0.3",
+            "~0.3.0",
+            ">=0.3, <0.5",
+            "*",
+        ] {
             assert!(
                 check_required_version(&pinned(ok), "0.3.1").is_ok(),
                 "{ok} should accept 0.3.1"
@@ -680,20 +690,27 @@ mod tests {
         }
         // A bare version is exact (what the Action installs), not cargo's caret.
         for refused in ["0.3.0", "0.3.2", "^0.4", "<0.3", "=0.3.1-rc.1"] {
-            let e = check_required_version(&pinned(refused), "0.3.1")
-                .expect_err("does not satisfy");
+            let e =
+                check_required_version(&pinned(refused), "0.3.1").expect_err("does not satisfy");
             let text = e.to_string();
             assert!(text.contains(refused) && text.contains("0.3.1"), "{text}");
             assert!(e.hint().contains("cargo install mcpseal"), "{}", e.hint());
         }
         let e = check_required_version(&pinned("0.3.0"), "0.3.1").expect_err("exact");
         assert!(e.hint().contains("--version =0.3.0"), "{}", e.hint());
-        assert!(e.hint().contains("pip install mcpseal==0.3.0"), "{}", e.hint());
         assert!(
-            check_required_version(&Loaded {
-                config: ProjectConfig::default(),
-                ..pinned("x")
-            }, "0.3.1")
+            e.hint().contains("pip install mcpseal==0.3.0"),
+            "{}",
+            e.hint()
+        );
+        assert!(
+            check_required_version(
+                &Loaded {
+                    config: ProjectConfig::default(),
+                    ..pinned("x")
+                },
+                "0.3.1"
+            )
             .is_ok()
         );
     }

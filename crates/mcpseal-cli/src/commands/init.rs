@@ -109,7 +109,10 @@ fn render(r: &InitReport) -> String {
         );
     }
     for s in &r.suggestions {
-        out.push_str(&format!("\noffered for {} (not written):\n{}\n", s.file, s.text));
+        out.push_str(&format!(
+            "\noffered for {} (not written):\n{}\n",
+            s.file, s.text
+        ));
     }
     out
 }

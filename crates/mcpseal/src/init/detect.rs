@@ -169,8 +169,7 @@ fn node(dir: &Path) -> Result<Option<Detected>, InitError> {
 fn script_command(script: &str) -> Vec<String> {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=:@+,".contains(c);
     let words: Vec<&str> = script.split_whitespace().collect();
-    if !words.is_empty() && words.iter().all(|w| w.chars().all(plain)) && !words[0].contains('=')
-    {
+    if !words.is_empty() && words.iter().all(|w| w.chars().all(plain)) && !words[0].contains('=') {
         words.into_iter().map(str::to_owned).collect()
     } else {
         ["npm", "run", "--silent", "start"]
@@ -193,7 +192,8 @@ fn python_interpreter(dir: &Path) -> String {
 /// `pyproject.toml` `[project.scripts]` (one entry), else a `server.py` / `main.py` script.
 fn python(dir: &Path) -> Result<Option<Detected>, InitError> {
     if let Some(text) = read(dir, "pyproject.toml")? {
-        let doc: toml::Table = toml::from_str(&text).map_err(|e| unparsable("pyproject.toml", e))?;
+        let doc: toml::Table =
+            toml::from_str(&text).map_err(|e| unparsable("pyproject.toml", e))?;
         if let Some(scripts) = doc
             .get("project")
             .and_then(|p| p.get("scripts"))
@@ -305,13 +305,19 @@ mod tests {
     #[test]
     fn node_bin_main_start() {
         let d = project(&[
-            ("package.json", r#"{"bin": {"srv": "dist/index.js"}, "main": "x.js"}"#),
+            (
+                "package.json",
+                r#"{"bin": {"srv": "dist/index.js"}, "main": "x.js"}"#,
+            ),
             ("dist/index.js", ""),
         ]);
         let got = detect(d.path()).expect("detected");
         assert_eq!(got.command, ["node", "dist/index.js"]);
         assert_eq!(got.from, "package.json \"bin.srv\"");
-        let d = project(&[("package.json", r#"{"main": "server.js"}"#), ("server.js", "")]);
+        let d = project(&[
+            ("package.json", r#"{"main": "server.js"}"#),
+            ("server.js", ""),
+        ]);
         assert_eq!(
             detect(d.path()).expect("main").command,
             ["node", "server.js"]
@@ -342,18 +348,27 @@ mod tests {
         assert!(e.hint().contains("npm run build"), "{}", e.hint());
         let d = project(&[("package.json", r#"{"bin": {"a": "a.js", "b": "b.js"}}"#)]);
         let e = detect(d.path()).expect_err("two bins");
-        assert!(e.to_string().contains("a.js") && e.to_string().contains("b.js"), "{e}");
+        assert!(
+            e.to_string().contains("a.js") && e.to_string().contains("b.js"),
+            "{e}"
+        );
         let d = project(&[
             ("package.json", r#"{"main": "index.js"}"#),
             ("index.js", ""),
             ("server.py", ""),
         ]);
         let e = detect(d.path()).expect_err("node and python");
-        assert!(e.to_string().contains("server.py") && e.to_string().contains("index.js"), "{e}");
+        assert!(
+            e.to_string().contains("server.py") && e.to_string().contains("index.js"),
+            "{e}"
+        );
         let d = project(&[("README.md", "hi")]);
         assert!(matches!(detect(d.path()), Err(InitError::NothingDetected)));
         // A package.json with neither bin, main nor start is tooling, not a server.
-        let d = project(&[("package.json", r#"{"devDependencies": {}}"#), ("server.py", "")]);
+        let d = project(&[
+            ("package.json", r#"{"devDependencies": {}}"#),
+            ("server.py", ""),
+        ]);
         assert_eq!(
             detect(d.path()).expect("python").command,
             ["python3", "server.py"]
@@ -393,12 +408,18 @@ mod tests {
             detect(d.path()).expect("bin").command,
             ["cargo", "run", "--quiet", "--bin", "srv"]
         );
-        let d = project(&[("Cargo.toml", "[package]\nname = \"p\"\n"), ("src/main.rs", "")]);
+        let d = project(&[
+            ("Cargo.toml", "[package]\nname = \"p\"\n"),
+            ("src/main.rs", ""),
+        ]);
         assert_eq!(
             detect(d.path()).expect("main.rs").command,
             ["cargo", "run", "--quiet", "--bin", "p"]
         );
-        let d = project(&[("Cargo.toml", "[package]\nname = \"p\"\n"), ("src/lib.rs", "")]);
+        let d = project(&[
+            ("Cargo.toml", "[package]\nname = \"p\"\n"),
+            ("src/lib.rs", ""),
+        ]);
         assert!(matches!(detect(d.path()), Err(InitError::NothingDetected)));
     }
 }

@@ -227,7 +227,8 @@ pub struct InitReport {
     /// The project kind, when detected from a manifest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<ProjectKind>,
-    /// The files, in the order they are written.
+    /// The files: the config (when init keeps one in `mcpseal.toml`), the lock, the workflow.
+    /// The lock is captured and written first.
     pub files: Vec<InitFile>,
     /// The lock run's report, when a lock was captured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -325,14 +326,16 @@ pub async fn run(options: &InitOptions) -> Result<InitReport, InitError> {
         config::check_required_version(l, VERSION)?;
     }
     let existing_server = existing.as_ref().and_then(|l| {
-        l.config.server.as_ref().map(|s| match (&s.command, &s.url) {
-            (Some(c), _) => ServerTarget::Command(c.clone()),
-            (None, Some(u)) => ServerTarget::Url(u.clone()),
-            (None, None) => ServerTarget::Command(Vec::new()),
-        })
+        l.config
+            .server
+            .as_ref()
+            .map(|s| match (&s.command, &s.url) {
+                (Some(c), _) => ServerTarget::Command(c.clone()),
+                (None, Some(u)) => ServerTarget::Url(u.clone()),
+                (None, None) => ServerTarget::Command(Vec::new()),
+            })
     });
-    let replaceable =
-        |l: &Loaded| l.kind == ConfigKind::McpsealToml && options.force;
+    let replaceable = |l: &Loaded| l.kind == ConfigKind::McpsealToml && options.force;
     // The server: the command line, else the config in use, else the manifests.
     let (server, server_from, detected) = match (&options.server, &existing, existing_server) {
         (Some(s), _, _) => (s.clone(), "command line".to_owned(), None),
