@@ -453,6 +453,8 @@ pub async fn run(options: &InitOptions) -> Result<InitReport, InitError> {
             },
             version,
             lock_wait: crate::lock::default_lock_wait(connect.timeout),
+            // Anonymous access is measured only when asked (`mcpseal lock --anonymous`).
+            anonymous: None,
         };
         let report = crate::lock::run(&target, connect, &lock_options).await?;
         if report.outcome == LockOutcome::Volatile || !report.written {
