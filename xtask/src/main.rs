@@ -10,7 +10,10 @@
 //! the expectations files by `mcpseal_peers::render_doc`), `vectors`
 //! (`crates/mcpseal-surface/tests/data/mcpseal-1-vectors.json`: each vector's expectations
 //! recomputed from its raw capture by the independent implementation, `python3
-//! tools/fingerprint.py --vectors`, so the Rust one is held to them, not the other way round).
+//! tools/fingerprint.py --vectors`, so the Rust one is held to them, not the other way round),
+//! `man` (`docs/man/mcpseal.1`) and `commands` (`docs/commands/*.md`, each command's `--help` and
+//! worked examples against a pinned PyPI server), both made by running the built binary
+//! ([`cli_docs`]).
 //! No test rewrites these files; tests only read them.
 
 #![expect(
@@ -20,6 +23,7 @@
 )]
 
 mod artefacts;
+mod cli_docs;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -64,10 +68,28 @@ enum Which {
     Peers,
     /// The mcpseal/1 test vectors' expectations (from `tools/fingerprint.py`).
     Vectors,
+    /// `docs/man/mcpseal.1`: the man page, from `mcpseal man`.
+    Man,
+    /// `docs/commands/*.md`: each command's `--help` and the worked examples.
+    Commands,
 }
 
 impl Which {
-    const ALL: [Which; 4] = [Which::Schemas, Which::Rules, Which::Peers, Which::Vectors];
+    const ALL: [Which; 6] = [
+        Which::Schemas,
+        Which::Rules,
+        Which::Peers,
+        Which::Vectors,
+        Which::Man,
+        Which::Commands,
+    ];
+
+    /// Made by running the built binary (so not from the xtask's own test, which would build
+    /// the binary from inside a test run; `cargo xtask check` checks them in CI).
+    #[cfg(test)]
+    fn needs_binary(self) -> bool {
+        matches!(self, Which::Man | Which::Commands)
+    }
 
     fn artefact(self) -> anyhow::Result<Artefact> {
         match self {
@@ -75,6 +97,8 @@ impl Which {
             Which::Rules => Ok(artefacts::rules()),
             Which::Peers => artefacts::peers(),
             Which::Vectors => artefacts::vectors(&root()),
+            Which::Man => cli_docs::man(&root()),
+            Which::Commands => cli_docs::commands(&root()),
         }
     }
 
@@ -84,6 +108,8 @@ impl Which {
             Which::Rules => "rules",
             Which::Peers => "peers",
             Which::Vectors => "vectors",
+            Which::Man => "man",
+            Which::Commands => "commands",
         }
     }
 }
@@ -150,10 +176,10 @@ mod tests {
     use crate::artefacts::Problem;
 
     /// The committed artefacts are what the generators make (the same as `cargo xtask check`,
-    /// so a plain test run catches a stale file too).
+    /// so a plain test run catches a stale file too; the binary-made ones are left to it).
     #[test]
     fn committed_artefacts_are_current() {
-        for which in Which::ALL {
+        for which in Which::ALL.into_iter().filter(|w| !w.needs_binary()) {
             let problems: Vec<Problem> = which
                 .artefact()
                 .and_then(|a| a.check(&root()))

@@ -68,6 +68,10 @@ pub enum Command {
     /// version, judge each against the previous one (exit 0 no violation, 1 violations, 2
     /// could not replay).
     Replay(crate::commands::replay::ReplayArgs),
+    /// Set a project up: detect its server (package.json, pyproject.toml, Cargo.toml), write
+    /// `mcpseal.toml`, capture the first lock, add `.github/workflows/mcpseal.yml` (never
+    /// overwrites without `--force`; a second run changes nothing).
+    Init(crate::commands::init::InitArgs),
     /// Print the resolved project settings (`mcpseal.toml`, `[tool.mcpseal]` or `"mcpseal"` in
     /// `package.json`) and where each came from.
     Config(crate::project::ConfigArgs),

@@ -15,9 +15,15 @@ use crate::error::{CliError, Outcome};
 use crate::lock_args::{LockFileArgs, RuleArgs, VersionArgs};
 use crate::output;
 
-/// Reads the working directory's config (`None` when there is none).
+/// Reads the working directory's config (`None` when there is none), refusing one whose
+/// `required-version` this mcpseal does not satisfy.
 pub fn load() -> Result<Option<Loaded>, CliError> {
-    config::discover(Path::new("")).map_err(|e| CliError::usage(e.to_string()).hint(e.hint()))
+    let described = |e: config::ConfigError| CliError::usage(e.to_string()).hint(e.hint());
+    let loaded = config::discover(Path::new("")).map_err(described)?;
+    if let Some(l) = &loaded {
+        config::check_required_version(l, env!("CARGO_PKG_VERSION")).map_err(described)?;
+    }
+    Ok(loaded)
 }
 
 /// The parts of one command's arguments a config can fill.

@@ -43,10 +43,11 @@ pub fn completions(args: &CompletionsArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Ok)
 }
 
-/// Writes the `mcpseal(1)` man page (roff) to stdout.
+/// Writes the `mcpseal(1)` man page (roff) to stdout. It names the release version without
+/// the commit: the page is committed (`docs/man/mcpseal.1`), and a commit cannot name itself.
 pub fn man() -> Result<Outcome, CliError> {
     let mut out = Vec::new();
-    clap_mangen::Man::new(Cli::command())
+    clap_mangen::Man::new(Cli::command().version(env!("CARGO_PKG_VERSION")))
         .render(&mut out)
         .map_err(|e| CliError::usage(format!("could not render the man page: {e}")))?;
     crate::output::emit(&String::from_utf8_lossy(&out), None)?;

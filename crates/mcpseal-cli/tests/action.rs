@@ -366,17 +366,36 @@ fn the_version_is_the_input_else_the_repository_pin_else_the_actions_own() {
     );
     assert_eq!(pinned.outputs["mcpseal-version"], "9.9.9");
 
-    // The input wins over the pin.
-    let input = runner.step(
-        &server,
-        &[
-            ("command", "probe"),
-            ("args", &fixture_args("")),
-            ("version", &format!("v{VERSION}")),
-        ],
-    );
-    input.ran.expect_code(0, "version input");
+    // The input wins over the pin for what is installed; the installed mcpseal then enforces
+    // the repository's pin itself (exit 2 naming both versions).
+    let (args, version) = (fixture_args(""), format!("v{VERSION}"));
+    let with_input = [
+        ("command", "probe"),
+        ("args", args.as_str()),
+        ("version", version.as_str()),
+    ];
+    let input = runner.step(&server, &with_input);
+    input.ran.expect_code(2, "version input against the pin");
     assert_eq!(input.outputs["mcpseal-version"], VERSION);
+    assert!(
+        input.ran.stderr.contains(&format!(
+            "mcpseal.toml requires mcpseal 9.9.9, but this is mcpseal {VERSION}"
+        )),
+        "{}",
+        input.ran.stderr
+    );
+    // A requirement the installed version satisfies: the run goes through (a range is the
+    // binary's to judge; the Action refuses one only as what to install).
+    let pinned_toml = std::fs::read_to_string(runner.path("ws/mcpseal.toml")).expect("read");
+    std::fs::write(
+        runner.path("ws/mcpseal.toml"),
+        pinned_toml.replacen("\"9.9.9\"", &format!("\">={VERSION}\""), 1),
+    )
+    .expect("mcpseal.toml");
+    let input = runner.step(&server, &with_input);
+    input.ran.expect_code(0, "version input satisfying the pin");
+    assert_eq!(input.outputs["mcpseal-version"], VERSION);
+    std::fs::write(runner.path("ws/mcpseal.toml"), pinned_toml).expect("mcpseal.toml");
 
     // Two config files that disagree are refused before anything is downloaded.
     std::fs::write(

@@ -27,7 +27,9 @@ const MAX_FILE_BYTES: u64 = 1024 * 1024;
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 #[schemars(title = "mcpseal project config")]
 pub struct ProjectConfig {
-    /// The mcpseal version this repository expects (the GitHub Action installs it).
+    /// The mcpseal version this repository expects: one exact version (`0.3.1`, what the GitHub
+    /// Action installs) or a semver requirement (`^0.3`, `>=0.3, <0.5`). A running mcpseal
+    /// that does not satisfy it refuses to run (exit 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required_version: Option<String>,
     /// The server every command speaks to when no target is given on the command line.
@@ -152,6 +154,18 @@ pub enum ConfigError {
         /// What went wrong.
         message: String,
     },
+    /// The running mcpseal does not satisfy the config's `required-version`.
+    #[error("{file} requires mcpseal {required}, but this is mcpseal {running}")]
+    WrongVersion {
+        /// The config's label.
+        file: String,
+        /// The requirement as written.
+        required: String,
+        /// The running version.
+        running: String,
+        /// How to install a version that satisfies it.
+        install: String,
+    },
     /// A file is not a valid config (unknown key, wrong type, bad syntax).
     #[error("`{file}` is not a valid mcpseal config: {message}")]
     Invalid {
@@ -164,14 +178,17 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// What to do about it.
-    pub fn hint(&self) -> &'static str {
+    pub fn hint(&self) -> String {
         match self {
             Self::Ambiguous(_) => {
                 "keep one of them (mcpseal.toml, [tool.mcpseal] or \"mcpseal\"), delete the others"
+                    .to_owned()
             }
-            Self::Read { .. } => "check the file's permissions and that it is UTF-8",
+            Self::Read { .. } => "check the file's permissions and that it is UTF-8".to_owned(),
+            Self::WrongVersion { install, .. } => install.clone(),
             Self::Invalid { .. } => {
                 "the keys are listed in docs/config.md and schemas/mcpseal-config.schema.json"
+                    .to_owned()
             }
         }
     }
@@ -287,6 +304,13 @@ fn validate(loaded: &Loaded) -> Result<(), ConfigError> {
         file: loaded.label(),
         message: message.to_owned(),
     };
+    if let Some(required) = &loaded.config.required_version {
+        requirement(required).map_err(|e| {
+            invalid(&format!(
+                "`required-version = \"{required}\"` is not a version or a semver requirement ({e}); write one exact version such as \"0.3.1\", or a requirement such as \"^0.3\""
+            ))
+        })?;
+    }
     if let Some(server) = &loaded.config.server {
         match (&server.command, &server.url) {
             (Some(_), Some(_)) => return Err(invalid("[server] has both `command` and `url`")),
@@ -301,6 +325,67 @@ fn validate(loaded: &Loaded) -> Result<(), ConfigError> {
         }
     }
     Ok(())
+}
+
+/// The requirement a `required-version` spells: a bare version (`0.3.1`, `v0.3.1`) means
+/// exactly that version (`=0.3.1`), as the GitHub Action installs exactly it; anything else is
+/// a semver requirement (`^0.3`, `~0.3.1`, `>=0.3, <0.5`, `=0.3.1`).
+///
+/// # Errors
+/// The semver parser's error when it is neither.
+pub fn requirement(raw: &str) -> Result<semver::VersionReq, semver::Error> {
+    let text = raw.trim();
+    let bare = text.strip_prefix('v').unwrap_or(text);
+    match semver::Version::parse(bare) {
+        Ok(v) => semver::VersionReq::parse(&format!("={v}")),
+        Err(_) => semver::VersionReq::parse(text),
+    }
+}
+
+/// Refuses to go on when the running mcpseal (`running`, its semver) does not satisfy the
+/// config's `required-version`: a repository that pins a version must not be judged by another
+/// one, whose rules or lock format may differ. No `required-version` is always satisfied.
+///
+/// # Errors
+/// [`ConfigError::WrongVersion`] naming both versions and how to install a fitting one;
+/// [`ConfigError::Invalid`] for a requirement that does not parse (normally caught by
+/// [`discover`] already).
+pub fn check_required_version(loaded: &Loaded, running: &str) -> Result<(), ConfigError> {
+    let Some(required) = &loaded.config.required_version else {
+        return Ok(());
+    };
+    let invalid = |message: String| ConfigError::Invalid {
+        file: loaded.label(),
+        message,
+    };
+    let req = requirement(required).map_err(|e| invalid(format!("`required-version`: {e}")))?;
+    let version = semver::Version::parse(running).map_err(|e| {
+        invalid(format!(
+            "the running version `{running}` is not semver: {e}"
+        ))
+    })?;
+    if req.matches(&version) {
+        return Ok(());
+    }
+    let text = required.trim();
+    let bare = text.strip_prefix('v').unwrap_or(text);
+    // cargo and npm take both spellings; pip (the PyPI wheel) takes only an exact `==`.
+    let install = match semver::Version::parse(bare) {
+        Ok(v) => format!(
+            "install mcpseal {v}: `cargo install mcpseal --locked --version ={v}`, `npm install --save-dev mcpseal@{v}` or `pip install mcpseal=={v}` (or change `required-version` in {})",
+            loaded.label()
+        ),
+        Err(_) => format!(
+            "install a version matching {text}: `cargo install mcpseal --locked --version '{text}'` or `npm install --save-dev 'mcpseal@{text}'` (or change `required-version` in {})",
+            loaded.label()
+        ),
+    };
+    Err(ConfigError::WrongVersion {
+        file: loaded.label(),
+        required: required.clone(),
+        running: running.to_owned(),
+        install,
+    })
 }
 
 /// Where a resolved setting came from.
@@ -574,6 +659,72 @@ mod tests {
         let e = parse_package_json("package.json", r#"{"mcpseal": {"skp": []}}"#)
             .expect_err("json key");
         assert!(e.to_string().contains("skp"), "{e}");
+    }
+
+    fn pinned(required: &str) -> Loaded {
+        Loaded {
+            file: PathBuf::from("mcpseal.toml"),
+            kind: ConfigKind::McpsealToml,
+            config: ProjectConfig {
+                required_version: Some(required.to_owned()),
+                ..ProjectConfig::default()
+            },
+        }
+    }
+
+    #[test]
+    fn required_version_is_enforced_both_ways() {
+        for ok in [
+            "0.3.1",
+            "v0.3.1",
+            "=0.3.1",
+            "^0.3",
+            "~0.3.0",
+            ">=0.3, <0.5",
+            "*",
+        ] {
+            assert!(
+                check_required_version(&pinned(ok), "0.3.1").is_ok(),
+                "{ok} should accept 0.3.1"
+            );
+        }
+        // A bare version is exact (what the Action installs), not cargo's caret.
+        for refused in ["0.3.0", "0.3.2", "^0.4", "<0.3", "=0.3.1-rc.1"] {
+            let e =
+                check_required_version(&pinned(refused), "0.3.1").expect_err("does not satisfy");
+            let text = e.to_string();
+            assert!(text.contains(refused) && text.contains("0.3.1"), "{text}");
+            assert!(e.hint().contains("cargo install mcpseal"), "{}", e.hint());
+        }
+        let e = check_required_version(&pinned("0.3.0"), "0.3.1").expect_err("exact");
+        assert!(e.hint().contains("--version =0.3.0"), "{}", e.hint());
+        assert!(
+            e.hint().contains("pip install mcpseal==0.3.0"),
+            "{}",
+            e.hint()
+        );
+        assert!(
+            check_required_version(
+                &Loaded {
+                    config: ProjectConfig::default(),
+                    ..pinned("x")
+                },
+                "0.3.1"
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn bad_required_version_is_refused_at_load() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        crate::atomic::write_atomic(
+            &dir.path().join(CONFIG_FILE),
+            b"required-version = \"latest\"\n",
+        )
+        .expect("write");
+        let e = discover(dir.path()).expect_err("not a requirement");
+        assert!(e.to_string().contains("latest"), "{e}");
     }
 
     #[test]

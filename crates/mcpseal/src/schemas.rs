@@ -5,7 +5,7 @@ use serde_json::Value;
 
 /// `(file name in schemas/, JSON Schema)` of every public document: the command reports and
 /// the error document (`mcpseal-report`), the publishing documents ([`crate::publish::schemas`]),
-/// the call, replay and project-config documents, the lock file (`mcpseal-surface`) and the raw
+/// the call, replay, init and project-config documents, the lock file (`mcpseal-surface`) and the raw
 /// capture (`mcpseal-protocol`). Sorted by file
 /// name.
 pub fn all() -> Vec<(&'static str, Value)> {
@@ -18,6 +18,10 @@ pub fn all() -> Vec<(&'static str, Value)> {
     ));
     all.push(crate::replay::schema());
     all.push(("mcpseal-config.schema.json", crate::config::schema()));
+    all.push((
+        "init-report.schema.json",
+        mcpseal_report::schemas::schema_of::<crate::init::InitReport>(),
+    ));
     all.push(("call-report.schema.json", mcpseal_report::call::schema()));
     all.push((
         "raw-capture.schema.json",
