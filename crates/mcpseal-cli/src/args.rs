@@ -23,6 +23,10 @@ pub use mcpseal::report::{DocFormat, Format};
     max_term_width = 100
 )]
 pub struct Cli {
+    /// No progress display on stderr (shown only when stderr is a terminal: what a command
+    /// waits for, such as the probe rule running). Errors, warnings and results still print.
+    #[arg(long, global = true)]
+    pub quiet: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

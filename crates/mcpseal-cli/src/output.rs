@@ -23,6 +23,8 @@ pub fn emit(text: &str, path: Option<&Path>) -> Result<(), CliError> {
 
 /// Writes `bytes` to stdout as they are (`serve --cli` prints verified file bytes).
 pub fn stdout(bytes: &[u8]) -> Result<(), CliError> {
+    // The result is here: the wait is over, and the display must not share the terminal.
+    crate::progress::finish();
     let mut out = std::io::stdout().lock();
     // A closed pipe (`mcpseal … | head`) is not an error worth reporting.
     match out.write_all(bytes).and_then(|()| out.flush()) {
@@ -35,8 +37,10 @@ pub fn stdout(bytes: &[u8]) -> Result<(), CliError> {
 
 /// A line for people, on stderr.
 pub fn note(text: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{text}");
+    crate::progress::suspend(|| {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{text}");
+    });
 }
 
 /// Each of `notes` on stderr.

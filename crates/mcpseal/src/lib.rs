@@ -26,6 +26,7 @@ pub mod diff;
 pub mod guard;
 pub mod lock;
 pub mod probe;
+pub mod progress;
 pub mod publish;
 pub mod replay;
 pub mod rpc;
