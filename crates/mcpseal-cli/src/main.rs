@@ -165,6 +165,7 @@ fn main() -> ExitCode {
         Ok(parsed) => parsed,
         Err(code) => return code,
     };
+    output::configure(cli.color);
     let json = wants_json(&cli.command);
     // One shared "target or config" step for every command that takes a target.
     if let Err(e) = project::apply(&mut cli.command, &matches) {
