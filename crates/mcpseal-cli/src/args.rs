@@ -23,6 +23,16 @@ pub use mcpseal::report::{DocFormat, Format};
     max_term_width = 100
 )]
 pub struct Cli {
+    /// No progress display on stderr (shown only when stderr is a terminal: what a command
+    /// waits for, such as the probe rule running). Errors, warnings and results still print.
+    #[arg(long, global = true)]
+    pub quiet: bool,
+    /// When to colour text output (on stdout and stderr alike): `auto` colours a terminal,
+    /// unless `NO_COLOR` is set (non-empty) or `TERM=dumb`; `CLICOLOR_FORCE` (set, not `0`)
+    /// colours a pipe too. `NO_COLOR` wins over `CLICOLOR_FORCE`; files (`-o`) are never
+    /// coloured. Text is also wrapped to the terminal's width (`COLUMNS`, when set, wins).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -140,10 +150,10 @@ pub struct ConnectArgs {
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum ColorChoice {
-    /// Colour when stdout is a terminal and `NO_COLOR` is unset.
+    /// Colour a terminal (see `--color`).
     #[default]
     Auto,
-    /// Always colour text output.
+    /// Always colour text output (not files).
     Always,
     /// Never colour.
     Never,
@@ -155,9 +165,6 @@ pub struct OutputArgs {
     /// Write the result to this file instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// When to colour text output (`NO_COLOR` is honoured).
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
 }
 
 /// `mcpseal rpc`.

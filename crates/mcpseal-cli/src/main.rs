@@ -11,6 +11,7 @@ mod error;
 mod interrupt;
 mod lock_args;
 mod output;
+mod progress;
 mod project;
 mod publish_args;
 mod settings;
@@ -167,6 +168,7 @@ fn main() -> ExitCode {
         Ok(parsed) => parsed,
         Err(code) => return code,
     };
+    output::configure(cli.color);
     let json = wants_json(&cli.command);
     // One shared "target or config" step for every command that takes a target.
     if let Err(e) = project::apply(&mut cli.command, &matches) {
@@ -198,7 +200,8 @@ fn main() -> ExitCode {
     let ended = runtime.block_on(async {
         // Caught before the command starts, so neither signal ends the process unhandled.
         let signals = Signals::listen();
-        let command = run(cli.command, signals.clone());
+        let show = !cli.quiet && progress::shows_progress(&cli.command);
+        let command = progress::scoped(name, show, run(cli.command, signals.clone()));
         if graceful {
             Ended::Finished(command.await)
         } else {
@@ -209,6 +212,8 @@ fn main() -> ExitCode {
     // command was dropped above); do not wait on background tasks that may still hold a hung
     // server's pipes: shutting down drops them, and with them any server they held.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    // An interrupted command leaves its display behind: erase it before the last line.
+    progress::finish();
     match ended {
         Ended::Finished(Ok(Outcome::Interrupted(code))) => {
             output::note(&interrupt::line(Caught::from_code(code), name, None, &[]));

@@ -1,6 +1,5 @@
 //! Resolving parsed arguments into typed settings, once.
 
-use std::io::IsTerminal;
 use std::time::Duration;
 
 use mcpseal::client::{Options, Target, parse_header};
@@ -198,21 +197,46 @@ pub fn anonymous_options(
     })
 }
 
-/// Whether to colour text written to stdout.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "asks whether stdout is a terminal; writes nothing"
-)]
-pub fn color(choice: ColorChoice, to_file: bool) -> bool {
-    match choice {
-        ColorChoice::Always => !to_file,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            !to_file
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
+/// What the environment says about colour, read once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ColorEnv {
+    /// `NO_COLOR` is set to something (<https://no-color.org>).
+    pub no_color: bool,
+    /// `CLICOLOR_FORCE` is set and not `0`.
+    pub force: bool,
+    /// `TERM=dumb`.
+    pub dumb: bool,
+}
+
+impl ColorEnv {
+    /// The process environment's.
+    pub fn read() -> ColorEnv {
+        let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+        ColorEnv {
+            no_color: var("NO_COLOR").is_some(),
+            force: var("CLICOLOR_FORCE").is_some_and(|v| v != "0"),
+            dumb: var("TERM").is_some_and(|v| v == "dumb"),
         }
     }
+}
+
+/// Whether to colour text for an output that `is_terminal` (or not): `--color always|never`
+/// decide alone; `auto` colours a terminal unless `NO_COLOR` or `TERM=dumb`, and a pipe too
+/// under `CLICOLOR_FORCE`. `NO_COLOR` wins over `CLICOLOR_FORCE` (as anstream decides).
+pub fn color(choice: ColorChoice, env: ColorEnv, is_terminal: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => !env.no_color && (env.force || (is_terminal && !env.dumb)),
+    }
+}
+
+/// The width `COLUMNS` sets (a whole number, at least 20), if any.
+pub fn columns() -> Option<usize> {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|w| *w >= 20)
 }
 
 #[cfg(test)]
@@ -231,5 +255,35 @@ mod tests {
         assert!(parse_duration("ten").is_err());
         assert!(parse_duration("0").is_err());
         assert!(parse_duration("5h").is_err());
+    }
+
+    #[test]
+    fn colour_decisions() {
+        use ColorChoice::{Always, Auto, Never};
+        let none = ColorEnv::default();
+        let no_color = ColorEnv {
+            no_color: true,
+            ..none
+        };
+        let force = ColorEnv {
+            force: true,
+            ..none
+        };
+        let dumb = ColorEnv { dumb: true, ..none };
+        assert!(color(Auto, none, true));
+        assert!(!color(Auto, none, false));
+        assert!(!color(Auto, no_color, true));
+        assert!(color(Auto, force, false));
+        assert!(!color(
+            Auto,
+            ColorEnv {
+                force: true,
+                ..no_color
+            },
+            false
+        ));
+        assert!(!color(Auto, dumb, true));
+        assert!(color(Always, no_color, false));
+        assert!(!color(Never, force, true));
     }
 }

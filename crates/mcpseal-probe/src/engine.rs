@@ -121,7 +121,7 @@ pub async fn probe_with(
     options: &ProbeOptions,
     rules: &[&crate::rule::Rule],
 ) -> ProbeReport {
-    match run(conn, options, rules, false).await {
+    match run(conn, options, rules, false, &|_| {}).await {
         Ok(report) | Err((report, _)) => report,
     }
 }
@@ -133,7 +133,36 @@ pub async fn probe_checked(
     conn: &Connection,
     options: &ProbeOptions,
 ) -> Result<ProbeReport, crate::calls::UnknownTools> {
-    run(conn, options, REGISTRY, true)
+    probe_observed(conn, options, &|_| {}).await
+}
+
+/// What the probe is doing, for a progress display: the prelude, or one rule about to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeStep<'a> {
+    /// The prelude (discovery, handshake, the lists) is about to run.
+    Prelude,
+    /// Rule number `index + 1` of the `total` selected and applicable ones is about to run.
+    Rule {
+        /// Rules finished so far.
+        index: usize,
+        /// Rules that will run.
+        total: usize,
+        /// Its id (`SEAL023`).
+        id: &'a str,
+        /// Its one-line title.
+        title: &'a str,
+    },
+}
+
+/// [`probe_checked`], telling `observe` each step as it starts (the engine prints nothing;
+/// the caller decides what a step looks like). `observe` runs on the probe's task between
+/// exchanges: keep it cheap.
+pub async fn probe_observed(
+    conn: &Connection,
+    options: &ProbeOptions,
+    observe: &(dyn Fn(ProbeStep<'_>) + Sync),
+) -> Result<ProbeReport, crate::calls::UnknownTools> {
+    run(conn, options, REGISTRY, true, observe)
         .await
         .map_err(|(_, unknown)| unknown)
 }
@@ -143,12 +172,14 @@ async fn run(
     options: &ProbeOptions,
     rules: &[&crate::rule::Rule],
     refuse_unknown_calls: bool,
+    observe: &(dyn Fn(ProbeStep<'_>) + Sync),
 ) -> Result<ProbeReport, (ProbeReport, crate::calls::UnknownTools)> {
     let started = Instant::now();
     let started_at = rfc3339_now();
     let target = conn.target().display();
     let transport = conn.transport();
     let rec = Recorder::new(conn);
+    observe(ProbeStep::Prelude);
     let prelude = Prelude::run(&rec).await;
     if prelude.unreachable() {
         let reason = prelude
@@ -183,11 +214,22 @@ async fn run(
     let mut findings: Vec<Finding> = Vec::new();
     let mut crashed = Vec::new();
     let mut checks = 0;
-    for rule in rules.iter().filter(|r| {
-        r.applies_to(transport)
-            && (options.only.is_empty() || options.only.iter().any(|i| i == r.id))
-            && !options.skip.iter().any(|i| i == r.id)
-    }) {
+    let selected: Vec<&&crate::rule::Rule> = rules
+        .iter()
+        .filter(|r| {
+            r.applies_to(transport)
+                && (options.only.is_empty() || options.only.iter().any(|i| i == r.id))
+                && !options.skip.iter().any(|i| i == r.id)
+        })
+        .collect();
+    let total = selected.len();
+    for rule in selected {
+        observe(ProbeStep::Rule {
+            index: checks,
+            total,
+            id: rule.id,
+            title: rule.title,
+        });
         checks += 1;
         match AssertUnwindSafe((rule.run)(&ctx)).catch_unwind().await {
             Ok(Ok(mut found)) => {

@@ -12,7 +12,8 @@
 //! does not depend on the client and stays cheap to build, test and fuzz.
 //!
 //! It refuses to: write anything (renderers return `String`s; the caller picks stdout or a
-//! file), decide on colour (the caller passes [`RenderOptions::color`]), or un-redact evidence.
+//! file), decide on colour or width (the caller passes [`RenderOptions::color`] and a [`Look`]: the
+//! one [`palette`] and [`wrap`]ping at word boundaries), or un-redact evidence.
 //!
 //! ```
 //! use mcpseal_report::{Format, ProbeReport, RenderOptions, RunState, Summary, ToolInfo, render_probe};
@@ -70,12 +71,13 @@ pub use record::{
 };
 pub use render::sarif::{FINGERPRINT_KEY, SARIF_SCHEMA_URI};
 pub use render::{
-    ExecutionNotification, RenderOptions, SarifRun, check_notes, error_text, lock_notes,
+    ExecutionNotification, Look, RenderOptions, SarifRun, check_notes, error_text, lock_notes,
     need_phrase, probe_notes, render_changes_text, render_check, render_diff, render_error,
     render_findings_markdown, render_findings_sarif, render_findings_text, render_lock,
     render_probe, render_rpc, render_rule_list, render_snapshot, render_verify, rpc_notes,
     verify_notes,
 };
+pub use render::{palette, wrap};
 
 /// The JSON Schema (2020-12) of the probe report's JSON form ([`ProbeDocument`],
 /// `schemaVersion: 1`), as committed in `schemas/probe-report.schema.json` (generated from the

@@ -61,5 +61,11 @@ pub fn unreachable_hint(reason: &str) -> &'static str {
 
 /// Opens a connection to `target`.
 pub async fn open(target: &Target, options: Options) -> Result<Connection, OpenError> {
+    // Neither the command line nor the URL: a progress line is shown on a terminal that others
+    // may watch, and only the report's display of a target is redacted with care.
+    crate::progress::waiting(match target {
+        Target::Http { .. } => "connecting to the server",
+        Target::Stdio { .. } => "starting the server",
+    });
     Ok(Connection::open(target, options).await?)
 }

@@ -27,6 +27,7 @@ pub mod guard;
 pub mod init;
 pub mod lock;
 pub mod probe;
+pub mod progress;
 pub mod publish;
 pub mod replay;
 pub mod rpc;

@@ -296,6 +296,7 @@ where
         (None, None) => Vec::new(),
     };
     let first = capture(conn, form, options.page_cap).await?;
+    crate::progress::waiting("second capture on a fresh connection (is the surface stable?)");
     let again_conn = reopen().await?;
     let second = capture(&again_conn, form, options.page_cap).await;
     again_conn.close().await;

@@ -79,7 +79,23 @@ pub async fn run(
         }
         Err(e) => return Err(OpenError::from(e).into()),
     };
-    let report = mcpseal_probe::probe_checked(&conn, probe).await;
+    let report = mcpseal_probe::probe_observed(&conn, probe, &|step| match step {
+        mcpseal_probe::ProbeStep::Prelude => {
+            crate::progress::waiting("discovering the server (handshake and lists)");
+        }
+        mcpseal_probe::ProbeStep::Rule {
+            index,
+            total,
+            id,
+            title,
+        } => crate::progress::emit(crate::progress::Event::Step {
+            job: "probing",
+            done: index,
+            total,
+            item: format!("{id} ({title})"),
+        }),
+    })
+    .await;
     conn.close().await;
     Ok(report?)
 }

@@ -174,6 +174,7 @@ pub async fn capture_trusted(
             ..CaptureOptions::default()
         },
     };
+    crate::progress::waiting("capturing the surface (tools, prompts, resources, templates)");
     let capture = capture_surface(conn, &capture_options).await;
     if capture.unreachable() {
         let reason = capture
@@ -182,6 +183,7 @@ pub async fn capture_trusted(
         return Err(SnapshotError::Unreachable(reason));
     }
     let Capture { raw, mut exchanges } = capture;
+    crate::progress::waiting("checking that the server can say no");
     let sanity = sanity_check(conn, raw.era).await;
     let liar = sanity.is_liar();
     exchanges.push(sanity.exchange);

@@ -82,6 +82,7 @@ pub async fn verify(
         .and_then(serde_json::Value::as_str)
         .and_then(Era::from_revision)
         .unwrap_or(Era::Legacy);
+    crate::progress::waiting("checking that the server can say no");
     if sanity_check(conn, era).await.is_liar() {
         return Err(WorkflowError::Capture(SnapshotError::Liar {
             method: SanityCheck::METHOD.to_owned(),
@@ -155,6 +156,10 @@ pub async fn run(
             return Ok(report);
         }
         progress.retrying(attempt, attempts);
+        crate::progress::waiting(format!(
+            "the surface differs from the lock: waiting before attempt {}/{attempts}",
+            attempt + 1
+        ));
         tokio::time::sleep(retry.wait).await;
         attempt += 1;
     }

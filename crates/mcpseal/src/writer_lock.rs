@@ -183,7 +183,17 @@ pub async fn acquire(
                 waited: wait,
             });
         }
+        let holder = read_holder(&mut file);
         drop(file);
+        crate::progress::waiting(match holder {
+            Some(h) => format!(
+                "waiting for `{}`: held by `{}` (pid {})",
+                lock.display(),
+                h.command,
+                h.pid
+            ),
+            None => format!("waiting for `{}`: another run writes it", lock.display()),
+        });
         tokio::time::sleep(pause.min(wait - waited)).await;
         pause = (pause * 2).min(MAX_PAUSE);
     }

@@ -116,11 +116,11 @@ pub async fn run(args: CallArgs) -> Result<Outcome, CliError> {
     let to_file = args.output.output.is_some();
     let opts = RenderOptions {
         verbose: args.verbose,
-        color: args.format == mcpseal::report::Format::Text
-            && settings::color(args.output.color, to_file),
+        color: args.format == mcpseal::report::Format::Text && !to_file && output::stdout_color(),
     };
-    output::emit(
+    output::emit_doc(
         &render_call(&report, args.format, &opts),
+        args.format == mcpseal::report::Format::Text,
         args.output.output.as_deref(),
     )?;
     if let Some(e) = &report.error {

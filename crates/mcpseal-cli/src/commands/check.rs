@@ -23,8 +23,9 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         },
     };
     let report = mcpseal::check::run(&target, options, &check_options).await?;
-    output::emit(
+    output::emit_doc(
         &render_check(&report, args.report.format, &mcpseal::tool_info()),
+        args.report.format == mcpseal::report::Format::Text,
         args.output.output.as_deref(),
     )?;
     output::notes(&check_notes(&report));

@@ -24,8 +24,9 @@ pub async fn run(args: DiffArgs) -> Result<Outcome, CliError> {
     let a = SideSpec::parse(&args.a);
     let options = settings::options(&args.connect)?;
     let report = mcpseal::diff::run(&a, &b, options, args.page_cap.max(1)).await?;
-    output::emit(
+    output::emit_doc(
         &render_diff(&report, args.format, &mcpseal::tool_info()),
+        args.format == mcpseal::report::Format::Text,
         args.output.output.as_deref(),
     )?;
     Ok(Outcome::of_diff(&report))

@@ -40,8 +40,9 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         },
     };
     let report = mcpseal::lock::run(&target, options, &lock_options).await?;
-    output::emit(
+    output::emit_doc(
         &render_lock(&report, args.report.format, &mcpseal::tool_info()),
+        args.report.format == mcpseal::report::Format::Text,
         args.output.output.as_deref(),
     )?;
     output::notes(&lock_notes(&report));

@@ -80,10 +80,11 @@ pub async fn run(args: ProbeArgs) -> Result<Outcome, CliError> {
     let to_file = args.output.output.is_some();
     let opts = RenderOptions {
         verbose: args.verbose,
-        color: args.format == Format::Text && settings::color(args.output.color, to_file),
+        color: args.format == Format::Text && !to_file && output::stdout_color(),
     };
-    output::emit(
+    output::emit_doc(
         &render_probe(&report, args.format, &opts),
+        args.format == Format::Text,
         args.output.output.as_deref(),
     )?;
     for emit in &emits {

@@ -35,7 +35,11 @@ pub fn emit<D: Rendered>(
     format: Format,
     out: &crate::args::OutputArgs,
 ) -> Result<(), CliError> {
-    output::emit(&render(doc, format, &tool()), out.output.as_deref())
+    output::emit_doc(
+        &render(doc, format, &tool()),
+        format == Format::Text,
+        out.output.as_deref(),
+    )
 }
 
 fn options(a: &ServerJsonArgs) -> ServerJsonOptions {

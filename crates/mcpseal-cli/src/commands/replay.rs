@@ -226,7 +226,7 @@ pub async fn run(a: ReplayArgs) -> Result<Outcome, CliError> {
         ReplayFormat::Json => render_json(r),
         ReplayFormat::Markdown => render_markdown(r, &[]),
     };
-    output::emit(&text, None)?;
+    output::emit_doc(&text, a.format == ReplayFormat::Text, None)?;
     Ok(match r.verdict {
         ReplayVerdict::Clean => Outcome::Ok,
         ReplayVerdict::Violations => Outcome::Found,

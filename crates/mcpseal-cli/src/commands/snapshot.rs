@@ -27,9 +27,15 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
         args.save_capture.as_deref(),
     )
     .await?;
-    let color = settings::color(args.output.color, args.output.output.is_some());
-    output::emit(
-        &render_snapshot(&snapshot, args.format, color),
+    let text = args.format == mcpseal::report::DocFormat::Text;
+    let to_file = args.output.output.is_some();
+    output::emit_doc(
+        &render_snapshot(
+            &snapshot,
+            args.format,
+            text && !to_file && output::stdout_color(),
+        ),
+        text,
         args.output.output.as_deref(),
     )?;
     for w in &snapshot.warnings {

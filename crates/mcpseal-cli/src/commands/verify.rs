@@ -39,8 +39,9 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
     };
     let progress = Notes { wait: &args.wait };
     let report = mcpseal::verify::run(&target, options, &verify_options, retry, &progress).await?;
-    output::emit(
+    output::emit_doc(
         &render_verify(&report, args.report.format, &mcpseal::tool_info()),
+        args.report.format == mcpseal::report::Format::Text,
         args.output.output.as_deref(),
     )?;
     output::notes(&verify_notes(&report));

@@ -21,17 +21,12 @@ fn json<T: Serialize>(value: &T) -> String {
     out
 }
 
-/// A snapshot in `format`; `color` makes the fingerprint bold in text (never in JSON).
+/// A snapshot in `format`; `color` paints the fingerprint in the palette's hash colour (text only,
+/// never JSON).
 pub fn render_snapshot(s: &Snapshot, format: DocFormat, color: bool) -> String {
     if format == DocFormat::Json {
         return json(s);
     }
-    let bold = anstyle::Style::new().bold();
-    let (on, off) = if color {
-        (bold.render().to_string(), bold.render_reset().to_string())
-    } else {
-        (String::new(), String::new())
-    };
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -52,7 +47,12 @@ pub fn render_snapshot(s: &Snapshot, format: DocFormat, color: bool) -> String {
         };
         let _ = writeln!(out, "{list:<18} {shown}");
     }
-    let _ = writeln!(out, "{}  {on}{}{off}", s.form, s.sha256);
+    let _ = writeln!(
+        out,
+        "{}  {}",
+        s.form,
+        super::palette::paint(&s.sha256, super::palette::hash(), color)
+    );
     if let Some(a) = &s.anonymous {
         out.push_str(&super::anonymous::anonymous_table(a));
     }

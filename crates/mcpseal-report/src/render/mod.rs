@@ -20,9 +20,12 @@ mod drift;
 mod evidence;
 pub(crate) mod json;
 pub(crate) mod markdown;
+pub mod palette;
 mod rules;
 pub(crate) mod sarif;
+mod terminal;
 pub(crate) mod text;
+pub mod wrap;
 
 use crate::format::Format;
 use crate::model::{AccessRefusal, Finding, ProbeReport, RunState};
@@ -35,6 +38,7 @@ pub use drift::{
 pub use markdown::render_findings_markdown;
 pub use rules::render_rule_list;
 pub use sarif::{ExecutionNotification, SarifRun, render_findings_sarif};
+pub use terminal::Look;
 pub use text::render_findings_text;
 
 /// How to render, beyond the format.

@@ -7,14 +7,14 @@
 //! with the SDK-versus-your-code sentence and the run time. `verbose` adds the wire traffic behind
 //! each finding and the server's diagnostics.
 //!
-//! Colour is ANSI escapes from `anstyle`, only when asked for; every piece of meaning is also in
+//! Colour is ANSI escapes in the one palette ([`super::palette`]), only when asked for; every piece of meaning is also in
 //! the words and symbols, so the text reads right without colour. Text that came from a server
 //! (observed values, traffic, diagnostics) has its control characters escaped, so it cannot move
 //! the cursor or recolour the terminal.
 
 use std::fmt::Write as _;
 
-use anstyle::{AnsiColor, Style};
+use anstyle::Style;
 
 use super::evidence::{self, Direction};
 use super::{
@@ -26,33 +26,13 @@ const INDENT: &str = "  ";
 const DETAIL: &str = "      ";
 const TRAFFIC: &str = "        ";
 
-fn error_style() -> Style {
-    Style::new().fg_color(Some(AnsiColor::Red.into())).bold()
-}
-
-fn warning_style() -> Style {
-    Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold()
-}
-
-fn good_style() -> Style {
-    Style::new().fg_color(Some(AnsiColor::Green.into())).bold()
-}
-
-fn dim() -> Style {
-    Style::new().dimmed()
-}
-
-fn bold() -> Style {
-    Style::new().bold()
-}
+use super::palette::{
+    bold, dim, error as error_style, good as good_style, warning as warning_style,
+};
 
 /// `text` wrapped in `style` when colour is on.
 fn paint(text: &str, style: Style, opts: &RenderOptions) -> String {
-    if opts.color {
-        format!("{}{text}{}", style.render(), style.render_reset())
-    } else {
-        text.to_owned()
-    }
+    super::palette::paint(text, style, opts.color)
 }
 
 /// `(SDK)` or `(your code)`.

@@ -2,6 +2,7 @@
 //! capture fail-closed, read back the isolation the launcher achieved. Every failure is an
 //! [`Outcome`] value; nothing here returns an error or panics on what a package does.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use mcpseal_client::{Options, Target};
@@ -55,14 +56,53 @@ fn stderr_of(diagnostics: &[String]) -> Vec<String> {
     lines.into_iter().skip(skip).collect()
 }
 
+/// How many versions of the replay are measured, for [`Event::Step`](crate::progress::Event)s
+/// that say which version is in which stage.
+#[derive(Debug)]
+pub(crate) struct Tally {
+    /// Versions measured so far (measurements run concurrently).
+    pub done: AtomicUsize,
+    /// Versions to measure.
+    pub total: usize,
+}
+
+impl Tally {
+    /// `stage` (`installing`, `starting`, `capturing`) of `package@version` starts.
+    fn step(&self, stage: &str, package: &str, version: &str) {
+        crate::progress::emit(crate::progress::Event::Step {
+            job: "replay",
+            done: self.done.load(Ordering::Relaxed),
+            total: self.total,
+            item: format!("{stage} {package}@{version}"),
+        });
+    }
+}
+
 pub(crate) async fn measure(
     sources: &Sources,
     options: &ReplayOptions,
     snapshot: &SnapshotOptions,
     source: &Source,
     version: &PublishedVersion,
+    tally: &Tally,
+) -> Measured {
+    let measured = measure_one(sources, options, snapshot, source, version, tally).await;
+    tally.done.fetch_add(1, Ordering::Relaxed);
+    tally.step("measured", &source.id(), &version.version);
+    measured
+}
+
+async fn measure_one(
+    sources: &Sources,
+    options: &ReplayOptions,
+    snapshot: &SnapshotOptions,
+    source: &Source,
+    version: &PublishedVersion,
+    tally: &Tally,
 ) -> Measured {
     let started = Instant::now();
+    let package = source.id();
+    tally.step("installing", &package, &version.version);
     let installed = match sources.install(source, version).await {
         Ok(i) => i,
         Err(e) if e.needs_build => {
@@ -106,6 +146,7 @@ pub(crate) async fn measure(
         cwd: Some(plan.cwd.clone()),
         ..Options::default()
     };
+    tally.step("starting", &package, &version.version);
     let conn = match crate::open(&target, connect).await {
         Ok(c) => c,
         Err(e) => {
@@ -119,6 +160,7 @@ pub(crate) async fn measure(
             );
         }
     };
+    tally.step("capturing", &package, &version.version);
     let captured = tokio::time::timeout(
         options.version_deadline,
         crate::capture_trusted(&conn, snapshot),

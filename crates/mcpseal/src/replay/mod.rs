@@ -164,6 +164,10 @@ fn now_seconds() -> String {
 /// wrong with one version is a row of the report instead.
 pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
     let sources = Arc::new(Sources::new(options.config.clone())?);
+    crate::progress::waiting(format!(
+        "listing the published versions of {}",
+        options.source.id()
+    ));
     let list = sources.versions(&options.source, &options.query).await?;
     if list.versions.is_empty() {
         return Err(ReplayError::NoVersions {
@@ -176,6 +180,11 @@ pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
         ..SnapshotOptions::default()
     };
     let jobs = options.jobs.max(1);
+    let tally = measure::Tally {
+        done: std::sync::atomic::AtomicUsize::new(0),
+        total: list.versions.len(),
+    };
+    let tally = &tally;
     let mut measured: Vec<(usize, Measured)> =
         futures_util::stream::iter(list.versions.iter().enumerate())
             .map(|(i, v)| {
@@ -183,7 +192,8 @@ pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
                 async move {
                     (
                         i,
-                        measure::measure(&sources, options, &snapshot, &options.source, v).await,
+                        measure::measure(&sources, options, &snapshot, &options.source, v, tally)
+                            .await,
                     )
                 }
             })
