@@ -94,6 +94,10 @@ pub struct LockArgs {
     /// long as its two captures can take, 12 × `--timeout` + 5s.
     #[arg(long, value_name = "DURATION")]
     pub lock_timeout: Option<String>,
+    /// Accept a lock written for another server name (`serverInfo.name`); without it that is
+    /// refused (exit 2) as the wrong lock or the wrong server. The new name is a SECURITY change.
+    #[arg(long)]
+    pub allow_rename: bool,
     #[command(flatten)]
     pub report: ReportArgs,
     #[command(flatten)]
@@ -118,6 +122,14 @@ pub struct CheckArgs {
     pub anonymous_call: AnonymousArgs,
     #[command(flatten)]
     pub lock: LockFileArgs,
+    /// Accept a lock written for another server name (`serverInfo.name`); without it that is
+    /// refused (exit 2) as the wrong lock or the wrong server.
+    #[arg(long)]
+    pub allow_rename: bool,
+    /// Fail (exit 1) when the server reports a version lower than the lock's; without it that
+    /// is a warning.
+    #[arg(long)]
+    pub strict_version: bool,
     #[command(flatten)]
     pub report: ReportArgs,
     #[command(flatten)]

@@ -56,7 +56,7 @@ pub mod schemas;
 
 pub use document::{
     AnonymousCheck, CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument,
-    ErrorKind, LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RpcReport,
+    ErrorKind, LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RpcReport, RuleList,
     SideKind, Snapshot, VerifyReport, contradiction_warnings, drift_findings, drift_rules, rule_id,
     unreachable_hint,
 };

@@ -21,6 +21,8 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         } else {
             Some(settings::anonymous_options(&args.anonymous_call)?)
         },
+        allow_rename: args.allow_rename,
+        strict_version: args.strict_version,
     };
     let report = mcpseal::check::run(&target, options, &check_options).await?;
     output::emit(

@@ -29,6 +29,7 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         exclude: (!exclude.is_empty()).then_some(exclude),
         rules: settings::rule_options(&args.rules),
         version,
+        allow_rename: args.allow_rename,
         lock_wait: match &args.lock_timeout {
             Some(text) => settings::parse_duration(text)?,
             None => mcpseal::lock::default_lock_wait(options.timeout),

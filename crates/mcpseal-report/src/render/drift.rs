@@ -233,7 +233,12 @@ pub fn lock_notes(r: &LockReport) -> Vec<String> {
 
 fn check_verdict(r: &CheckReport) -> String {
     let (path, locked, v) = (&r.lock, &r.locked_version, &r.version);
-    if r.matches {
+    if r.matches && !r.passed() {
+        let reported = r.reported_version.as_deref().unwrap_or_default();
+        format!(
+            "version: the surface is the one locked in `{path}` ({locked}), but the server reports {reported}, lower"
+        )
+    } else if r.matches {
         format!("ok: the surface is the one locked in `{path}` ({locked})")
     } else {
         format!("drift: the surface differs from the one locked in `{path}` ({locked}) under {v}")
@@ -268,18 +273,30 @@ pub fn render_check(r: &CheckReport, format: Format, tool: &ToolInfo) -> String 
 /// that the lock can be re-stamped.
 pub fn check_notes(r: &CheckReport) -> Vec<String> {
     let (path, locked, v) = (&r.lock, &r.locked_version, &r.version);
+    let failed_version = r.strict_version && r.reported_below_lock;
+    let mut notes: Vec<String> = r
+        .warnings
+        .iter()
+        .map(|w| {
+            if failed_version && r.matches {
+                format!("error: {w}\nhint: deploy the locked build (or a newer one), or drop `--strict-version`")
+            } else {
+                format!("warning: {w}")
+            }
+        })
+        .collect();
     if r.matches {
         if r.relation == Relation::Higher {
-            return vec![format!(
+            notes.push(format!(
                 "note: the server is at {v}, the lock at {locked}: `mcpseal lock` will re-stamp it, so that a later change under {v} is caught"
-            )];
+            ));
         }
-        return Vec::new();
+        return notes;
     }
     let accepted = r.accepted_from.clone().unwrap_or_default();
     let need = need_phrase(r.need, locked);
     let semver = r.diff.required_bump.as_str();
-    vec![match r.relation {
+    notes.push(match r.relation {
         Relation::Higher if r.lock_would_accept => format!(
             "error: the surface changed and the version went up ({locked} → {v}), but the lock was not rewritten; the bump satisfies the rules\nhint: re-lock with `mcpseal lock` and commit `{path}`"
         ),
@@ -289,7 +306,8 @@ pub fn check_notes(r: &CheckReport) -> Vec<String> {
         _ => format!(
             "error: the surface changed but the version is {v} (locked: {locked}); the change needs {need} (semver bump: {semver})\nhint: bump the server's version to {accepted} or higher, then run `mcpseal lock`"
         ),
-    }]
+    });
+    notes
 }
 
 fn verify_verdict(r: &VerifyReport) -> String {
