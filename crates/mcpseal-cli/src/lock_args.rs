@@ -54,6 +54,10 @@ pub struct ReportArgs {
     /// Most pages read per list before refusing.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,
+    /// Text and Markdown: list every change on its own line in path order, instead of grouped
+    /// by class (security first) with repeated `$schema` changes folded.
+    #[arg(long)]
+    pub full: bool,
 }
 
 /// Anonymous-access measurement switches shared by `lock`, `check` and `verify`.
@@ -180,6 +184,10 @@ pub struct DiffArgs {
     /// Most pages read per list when a side is a live server.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,
+    /// Text and Markdown: list every change on its own line in path order, instead of grouped
+    /// by class (security first) with repeated `$schema` changes folded.
+    #[arg(long)]
+    pub full: bool,
     /// The old side: a lock file, a snapshot JSON (`mcpseal snapshot --format json`), a raw
     /// capture, or an http(s) URL.
     #[arg(value_name = "A")]

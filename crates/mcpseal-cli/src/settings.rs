@@ -215,6 +215,19 @@ pub fn color(choice: ColorChoice, to_file: bool) -> bool {
     }
 }
 
+/// How drift reports render: `--full`, and the documentation base URL Markdown may link to
+/// (`MCPSEAL_DOCS_URL`, e.g. `https://github.com/OWNER/mcpseal/blob/main`; unset: no link, so a
+/// report never links to a page that may not exist).
+pub fn drift_options(full: bool) -> mcpseal::report::DriftOptions {
+    mcpseal::report::DriftOptions {
+        full,
+        docs_url: std::env::var("MCPSEAL_DOCS_URL")
+            .ok()
+            .map(|u| u.trim().to_owned())
+            .filter(|u| u.starts_with("https://") || u.starts_with("http://")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

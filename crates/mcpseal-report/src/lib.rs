@@ -70,11 +70,11 @@ pub use record::{
 };
 pub use render::sarif::{FINGERPRINT_KEY, SARIF_SCHEMA_URI};
 pub use render::{
-    ExecutionNotification, RenderOptions, SarifRun, check_notes, error_text, lock_notes,
-    need_phrase, probe_notes, render_changes_text, render_check, render_diff, render_error,
-    render_findings_markdown, render_findings_sarif, render_findings_text, render_lock,
-    render_probe, render_rpc, render_rule_list, render_snapshot, render_verify, rpc_notes,
-    verify_notes,
+    DriftOptions, ExecutionNotification, RenderOptions, SarifRun, check_notes, error_text,
+    lock_notes, need_phrase, probe_notes, render_changes_text, render_check, render_diff,
+    render_error, render_findings_markdown, render_findings_sarif, render_findings_text,
+    render_lock, render_probe, render_rpc, render_rule_list, render_snapshot, render_verify,
+    rpc_notes, verify_notes,
 };
 
 /// The JSON Schema (2020-12) of the probe report's JSON form ([`ProbeDocument`],

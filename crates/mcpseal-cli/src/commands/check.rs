@@ -26,7 +26,12 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     };
     let report = mcpseal::check::run(&target, options, &check_options).await?;
     output::emit(
-        &render_check(&report, args.report.format, &mcpseal::tool_info()),
+        &render_check(
+            &report,
+            args.report.format,
+            &mcpseal::tool_info(),
+            &settings::drift_options(args.report.full),
+        ),
         args.output.output.as_deref(),
     )?;
     output::notes(&check_notes(&report));

@@ -42,7 +42,12 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
     };
     let report = mcpseal::lock::run(&target, options, &lock_options).await?;
     output::emit(
-        &render_lock(&report, args.report.format, &mcpseal::tool_info()),
+        &render_lock(
+            &report,
+            args.report.format,
+            &mcpseal::tool_info(),
+            &settings::drift_options(args.report.full),
+        ),
         args.output.output.as_deref(),
     )?;
     output::notes(&lock_notes(&report));

@@ -4,8 +4,8 @@
 //! when the run was unreachable or incomplete, a "Breaking" table (rule | issue | observed |
 //! fixed by), an "Advisories" table, the SDK-versus-your-code sentence, and crashed rules.
 //!
-//! Everything that came from a server or a rule is escaped for a table cell: `\`, `|`, `<`, `>`,
-//! `&` and `` ` `` are escaped, newlines become `<br>`, other control characters are shown as
+//! Everything that came from a server or a rule is escaped for a table cell: `\`, `|`, `<`, `>`
+//! and `&` are escaped, newlines become `<br>`, other control characters are shown as
 //! `\u{…}`; so a hostile value cannot break the table or inject HTML. Rule ids link to their spec
 //! page. Cells longer than [`MAX_CELL`] characters are cut.
 
@@ -26,7 +26,6 @@ pub(crate) fn cell(text: &str) -> String {
         match c {
             '\\' => out.push_str("\\\\"),
             '|' => out.push_str("\\|"),
-            '`' => out.push_str("\\`"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
@@ -40,7 +39,7 @@ pub(crate) fn cell(text: &str) -> String {
 }
 
 /// `text` as an inline code span that survives backticks and pipes inside it.
-fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     let one = super::one_line(text);
     let longest = one.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);

@@ -20,6 +20,7 @@ mod drift;
 mod evidence;
 pub(crate) mod json;
 pub(crate) mod markdown;
+mod review;
 mod rules;
 pub(crate) mod sarif;
 pub(crate) mod text;
@@ -29,8 +30,8 @@ use crate::model::{AccessRefusal, Finding, ProbeReport, RunState};
 
 pub use document::{error_text, probe_notes, render_error, render_rpc, render_snapshot, rpc_notes};
 pub use drift::{
-    check_notes, lock_notes, need_phrase, render_changes_text, render_check, render_diff,
-    render_lock, render_verify, verify_notes,
+    DriftOptions, check_notes, lock_notes, need_phrase, render_changes_text, render_check,
+    render_diff, render_lock, render_verify, verify_notes,
 };
 pub use markdown::render_findings_markdown;
 pub use rules::render_rule_list;
