@@ -63,8 +63,17 @@ pub fn parse_duration(raw: &str) -> Result<Duration, CliError> {
         "m" => value * 60.0,
         _ => return Err(bad()),
     };
-    if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
-        return Err(bad());
+    // `0` parses (a bare number is seconds): say what is wrong with it, not that it is no
+    // duration.
+    if secs == 0.0 {
+        return Err(CliError::usage(format!(
+            "`{raw}` is a zero duration: nothing would wait for the server at all"
+        ))
+        .hint("give a positive duration: `10s`, `500ms` or `2m` (a bare number is seconds)"));
+    }
+    if !secs.is_finite() || secs < 0.0 || secs > 86_400.0 {
+        return Err(CliError::usage(format!("`{raw}` is out of range"))
+            .hint("give a duration above zero and at most a day: `10s`, `500ms`, `2m`"));
     }
     Ok(Duration::from_secs_f64(secs))
 }

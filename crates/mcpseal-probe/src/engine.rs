@@ -176,6 +176,7 @@ pub fn unreachable_report(target: &str, transport: &str, reason: &str) -> ProbeR
         target: target.to_owned(),
         transport: transport.to_owned(),
         target_revision: TARGET_REVISION.into(),
+        protocol_version: None,
         started_at: rfc3339_now(),
         duration_ms: 0,
         state: RunState::Unreachable,
@@ -322,12 +323,14 @@ async fn run(
         RunState::Measured
     };
     let summary = Summary::of(&findings, checks, crashed.len());
+    let protocol_version = negotiated(ctx.prelude());
     Ok(ProbeReport {
         schema_version: 1,
         tool: tool(),
         target,
         transport: transport.as_str().into(),
         target_revision: TARGET_REVISION.into(),
+        protocol_version,
         started_at,
         duration_ms: elapsed_ms(started),
         state,
@@ -341,6 +344,27 @@ async fn run(
         diagnostics: conn.diagnostics(),
         rules: crate::rule_infos(),
     })
+}
+
+/// The revision the server negotiated on the client path that worked (see
+/// [`ProbeReport::protocol_version`]).
+fn negotiated(prelude: &Prelude) -> Option<String> {
+    match prelude.path? {
+        crate::prelude::ClientPath::Legacy => prelude
+            .initialize
+            .result()?
+            .get("protocolVersion")?
+            .as_str()
+            .map(str::to_owned),
+        crate::prelude::ClientPath::Modern => prelude
+            .discover
+            .result()?
+            .get("supportedVersions")?
+            .as_array()?
+            .iter()
+            .any(|v| v.as_str() == Some(TARGET_REVISION))
+            .then(|| TARGET_REVISION.to_owned()),
+    }
 }
 
 /// What the authorization refusals of the run say (`None` when nothing was refused): how many,

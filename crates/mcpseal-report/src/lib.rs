@@ -24,6 +24,7 @@
 //!     target: "http://127.0.0.1:8080/mcp".into(),
 //!     transport: "http".into(),
 //!     target_revision: "2026-07-28".into(),
+//!     protocol_version: None,
 //!     started_at: "2026-11-29T12:00:00Z".into(),
 //!     duration_ms: 0,
 //!     state: RunState::Unreachable,
@@ -39,7 +40,8 @@
 //! };
 //! let format: Format = "text".parse().expect("a known format");
 //! let text = render_probe(&report, format, &RenderOptions::default());
-//! assert!(text.contains("UNREACHABLE — no probe was answered: connection refused"));
+//! assert!(text.contains("UNREACHABLE — no probe was answered"));
+//! assert_eq!(text.matches("connection refused").count(), 1, "the reason, once");
 //! ```
 
 #![deny(missing_docs)]

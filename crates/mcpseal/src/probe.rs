@@ -83,9 +83,10 @@ pub async fn run(
     let conn = match mcpseal_client::Connection::open(target, options).await {
         Ok(c) => c,
         Err(e @ ConnectError::Spawn { .. }) => {
-            let mut report =
+            // The reason is the report's `unreachable`; it is not something the server said, so
+            // it is not a diagnostic ("1 diagnostic from the server" for a missing binary).
+            let report =
                 mcpseal_probe::unreachable_report(&target.display(), transport, &e.to_string());
-            report.diagnostics.push(format!("[spawn] {e}"));
             return Ok(report);
         }
         Err(e) => return Err(OpenError::from(e).into()),

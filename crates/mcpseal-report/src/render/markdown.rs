@@ -152,11 +152,16 @@ pub(crate) fn render_probe(report: &ProbeReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{} · {} · {} · MCP {} · {} {}\n",
+        "{} · {} · {} · MCP {}{} · {} {}\n",
         code(&report.target),
         cell(&report.transport),
         duration(report.duration_ms),
         cell(&report.target_revision),
+        report
+            .protocol_version
+            .as_ref()
+            .map(|v| format!(" (server negotiated {})", cell(v)))
+            .unwrap_or_default(),
         cell(&report.tool.name),
         cell(&report.tool.version),
     );
@@ -242,6 +247,14 @@ mod tests {
         assert_eq!(cell("one\r\ntwo\nthree"), "one<br>two<br>three");
         assert_eq!(cell("<script>&"), "&lt;script&gt;&amp;");
         assert_eq!(cell("x\u{1b}[31m"), "x\\u{1b}[31m");
+    }
+
+    /// GitHub renders a code span inside a table cell; an escaped backtick shows as a literal
+    /// one. Backticks cannot break a row (cells split on unescaped `|` first).
+    #[test]
+    fn cells_keep_code_spans() {
+        assert_eq!(cell("tool `clock` removed"), "tool `clock` removed");
+        assert_eq!(cell("`a|b`"), "`a\\|b`");
     }
 
     #[test]

@@ -114,10 +114,9 @@ impl Verdict {
         match report.state {
             RunState::Unreachable => Verdict {
                 word: "UNREACHABLE",
-                detail: match &report.unreachable {
-                    Some(reason) => format!("no probe was answered: {}", one_line(reason)),
-                    None => "no probe was answered".to_owned(),
-                },
+                // The reason is printed once, in the unreachable block above the verdict (text)
+                // or the note under the heading (Markdown); the verdict line does not repeat it.
+                detail: "no probe was answered".to_owned(),
                 good: false,
             },
             RunState::Incomplete => Verdict {
