@@ -71,7 +71,7 @@ pub fn parse_duration(raw: &str) -> Result<Duration, CliError> {
         ))
         .hint("give a positive duration: `10s`, `500ms` or `2m` (a bare number is seconds)"));
     }
-    if !secs.is_finite() || secs < 0.0 || secs > 86_400.0 {
+    if !secs.is_finite() || !(0.0..=86_400.0).contains(&secs) {
         return Err(CliError::usage(format!("`{raw}` is out of range"))
             .hint("give a duration above zero and at most a day: `10s`, `500ms`, `2m`"));
     }

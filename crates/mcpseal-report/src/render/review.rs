@@ -160,9 +160,10 @@ mod tests {
     }
 
     fn doc(changes: Vec<Change>) -> DiffDocument {
-        let mut d = DiffDocument::default();
-        d.changes = changes;
-        d
+        DiffDocument {
+            changes,
+            ..DiffDocument::default()
+        }
     }
 
     #[test]
