@@ -8,7 +8,9 @@ use mcpseal_surface::lock::anonymous;
 use mcpseal_surface::lock::{LockDecision, Need, Relation, RuleOptions, compare, decide_lock};
 
 use crate::anonymous::AnonymousOptions;
-use crate::lock::{WorkflowError, anonymous_section, capture, read_lock, require_lock, same_server};
+use crate::lock::{
+    WorkflowError, anonymous_section, capture, read_lock, require_lock, same_server,
+};
 use crate::version_source::{VersionRequest, settle};
 
 pub use mcpseal_report::CheckReport;
