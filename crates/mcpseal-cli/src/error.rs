@@ -98,9 +98,10 @@ impl Outcome {
         Outcome::found(r.outcome.refused())
     }
 
-    /// `check`: 1 when the surface is not the locked one.
+    /// `check`: 1 when the surface is not the locked one, or (`--strict-version`) the server
+    /// reports a version below the lock's.
     pub fn of_check(r: &CheckReport) -> Outcome {
-        Outcome::found(!r.matches)
+        Outcome::found(!r.passed())
     }
 
     /// `verify`: 1 when the endpoint drifted.

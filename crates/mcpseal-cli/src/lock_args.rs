@@ -54,6 +54,10 @@ pub struct ReportArgs {
     /// Most pages read per list before refusing.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,
+    /// Text and Markdown: list every change on its own line in path order, instead of grouped
+    /// by class (security first) with repeated `$schema` changes folded.
+    #[arg(long)]
+    pub full: bool,
 }
 
 /// Anonymous-access measurement switches shared by `lock`, `check` and `verify`.
@@ -94,6 +98,10 @@ pub struct LockArgs {
     /// long as its two captures can take, 12 × `--timeout` + 5s.
     #[arg(long, value_name = "DURATION")]
     pub lock_timeout: Option<String>,
+    /// Accept a lock written for another server name (`serverInfo.name`); without it that is
+    /// refused (exit 2) as the wrong lock or the wrong server. The new name is a SECURITY change.
+    #[arg(long)]
+    pub allow_rename: bool,
     #[command(flatten)]
     pub report: ReportArgs,
     #[command(flatten)]
@@ -118,6 +126,14 @@ pub struct CheckArgs {
     pub anonymous_call: AnonymousArgs,
     #[command(flatten)]
     pub lock: LockFileArgs,
+    /// Accept a lock written for another server name (`serverInfo.name`); without it that is
+    /// refused (exit 2) as the wrong lock or the wrong server.
+    #[arg(long)]
+    pub allow_rename: bool,
+    /// Fail (exit 1) when the server reports a version lower than the lock's; without it that
+    /// is a warning.
+    #[arg(long)]
+    pub strict_version: bool,
     #[command(flatten)]
     pub report: ReportArgs,
     #[command(flatten)]
@@ -168,6 +184,10 @@ pub struct DiffArgs {
     /// Most pages read per list when a side is a live server.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,
+    /// Text and Markdown: list every change on its own line in path order, instead of grouped
+    /// by class (security first) with repeated `$schema` changes folded.
+    #[arg(long)]
+    pub full: bool,
     /// The old side: a lock file, a snapshot JSON (`mcpseal snapshot --format json`), a raw
     /// capture, or an http(s) URL.
     #[arg(value_name = "A")]

@@ -62,8 +62,17 @@ pub fn parse_duration(raw: &str) -> Result<Duration, CliError> {
         "m" => value * 60.0,
         _ => return Err(bad()),
     };
-    if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
-        return Err(bad());
+    // `0` parses (a bare number is seconds): say what is wrong with it, not that it is no
+    // duration.
+    if secs == 0.0 {
+        return Err(CliError::usage(format!(
+            "`{raw}` is a zero duration: nothing would wait for the server at all"
+        ))
+        .hint("give a positive duration: `10s`, `500ms` or `2m` (a bare number is seconds)"));
+    }
+    if !secs.is_finite() || !(0.0..=86_400.0).contains(&secs) {
+        return Err(CliError::usage(format!("`{raw}` is out of range"))
+            .hint("give a duration above zero and at most a day: `10s`, `500ms`, `2m`"));
     }
     Ok(Duration::from_secs_f64(secs))
 }
@@ -237,6 +246,19 @@ pub fn columns() -> Option<usize> {
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|w| *w >= 20)
+}
+
+/// How drift reports render: `--full`, and the documentation base URL Markdown may link to
+/// (`MCPSEAL_DOCS_URL`, e.g. `https://github.com/OWNER/mcpseal/blob/main`; unset: no link, so a
+/// report never links to a page that may not exist).
+pub fn drift_options(full: bool) -> mcpseal::report::DriftOptions {
+    mcpseal::report::DriftOptions {
+        full,
+        docs_url: std::env::var("MCPSEAL_DOCS_URL")
+            .ok()
+            .map(|u| u.trim().to_owned())
+            .filter(|u| u.starts_with("https://") || u.starts_with("http://")),
+    }
 }
 
 #[cfg(test)]

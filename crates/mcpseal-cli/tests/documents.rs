@@ -244,9 +244,12 @@ fn lock_outcomes() {
             (r#""sha256": "[0-9a-f]{64}""#, r#""sha256": "[SHA]""#),
         ],
     );
+    // The same server (name) as the changed surface below: a lock for another server name is
+    // refused before any rule (`--allow-rename`).
+    let base = fresh.surface("base.json", &base_surface());
     let out = fresh.run(
         &["lock", "--server-version", "1.0.0", "--deny-security"],
-        Some(&[]),
+        Some(&["--surface", &base]),
     );
     assert_eq!(out.code, 0, "{out:?}");
     let changed = fresh.surface(

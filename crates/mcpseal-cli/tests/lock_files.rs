@@ -131,8 +131,11 @@ fn version_from_manifests() {
         let out = w.run(&args, Some(&[]));
         assert_eq!(out.code, 2, "{out:?}");
         assert!(out.stderr.contains(message), "{out:?}");
+        // A bad flag gets "give a semver version", a manifest "versions are semver…; pass
+        // `--server-version X` to override".
         assert!(
-            out.stderr.contains("\nhint: versions are semver"),
+            out.stderr.contains("\nhint: versions are semver")
+                || out.stderr.contains("\nhint: give a semver version"),
             "{out:?}"
         );
     }
@@ -158,7 +161,10 @@ fn version_from_manifests() {
         Some(&["--volatile-description", "echo"]),
     );
     assert_eq!(out.code, 1, "volatile first");
-    let changed = w.surface("c.json", &base_surface());
+    // The same server name as the lock's (another name is refused before any rule).
+    let mut same_name = base_surface();
+    same_name["serverInfo"]["name"] = serde_json::json!("mcpseal-fixture");
+    let changed = w.surface("c.json", &same_name);
     let out = w.run(
         &["lock", "--server-version", "1.0.post1"],
         Some(&["--surface", &changed]),

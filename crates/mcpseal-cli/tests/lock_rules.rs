@@ -56,7 +56,7 @@ fn versions_follow_the_rules() {
     );
     assert!(
         out.stderr
-            .contains("the surface changed but the version is 1.0.0 (locked: 1.0.0); the change needs a higher version (semver bump: minor)"),
+            .contains("the surface changed but the version is 1.0.0 (locked: 1.0.0); the change needs a higher version"),
         "{out:?}"
     );
     assert!(
@@ -89,9 +89,8 @@ fn versions_follow_the_rules() {
         "{out:?}"
     );
     assert!(
-        out.stderr.contains(
-            "does not satisfy the rules: the change needs a new major (2.0.0 or higher; semver bump: major)"
-        ),
+        out.stderr
+            .contains("does not satisfy the rules: the change needs a new major (2.0.0 or higher)"),
         "{out:?}"
     );
     let out = w.run(
@@ -224,6 +223,19 @@ fn zero_x_breaks_need_a_new_minor() {
     );
     assert!(out.stderr.contains("to 0.5.0 or higher"), "{out:?}");
     assert_eq!(w.lock_bytes(), before);
+    // `check` names the need in the same words, without semver's contradicting "major".
+    let out = w.run(
+        &["check"],
+        Some(&["--surface", &removed, "--server-version", "0.4.1"]),
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "the change needs a new minor (the 0.x compatibility line) (0.5.0 or higher)\n"
+        ),
+        "{out:?}"
+    );
+    assert!(!out.stderr.contains("semver bump"), "{out:?}");
     let out = w.run(
         &["lock"],
         Some(&["--surface", &removed, "--server-version", "0.5.0"]),

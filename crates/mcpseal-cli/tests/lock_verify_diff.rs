@@ -129,7 +129,7 @@ fn verify_match_drift_and_version_claims_over_http() {
         out.stdout.starts_with("## mcpseal verify\n\ndrift: "),
         "{out:?}"
     );
-    assert!(out.stdout.contains("Breaking (1)"), "{out:?}");
+    assert!(out.stdout.contains("### BREAKING (1)"), "{out:?}");
 }
 
 const OLD: &str = "server-filesystem-2025.3.28.lock.json";
@@ -240,6 +240,143 @@ fn diff_of_two_server_filesystem_releases() {
     );
     assert_eq!(out.code, 1);
     assert!(change(&out.json(), "/tools/name=read_text_file", "breaking").is_some());
+}
+
+/// The first line of `class` in a text diff.
+fn first_line_of(text: &str, class: &str) -> usize {
+    text.lines()
+        .position(|l| l.starts_with(&format!("  {class} ")))
+        .unwrap_or_else(|| panic!("no {class} line in\n{text}"))
+}
+
+#[test]
+fn a_real_diff_reads_review_first_security_before_breaking() {
+    let w = Work::new();
+    let (old, new) = (data(OLD), data(NEW));
+    let (old, new) = (old.to_string_lossy(), new.to_string_lossy());
+    let out = w.run(&["diff", &old, &new], None);
+    assert_eq!(out.code, 1, "{out:?}");
+    let text = &out.stdout;
+    let first = text.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        "changes: 10 security, 25 breaking, 35 additive, 12 cosmetic, 12 unjudged (semver bump: major)"
+    );
+    let order: Vec<usize> = ["SECURITY", "BREAKING", "ADDITIVE", "COSMETIC", "UNJUDGED"]
+        .iter()
+        .map(|c| first_line_of(text, c))
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{text}");
+    // Each group by item then path: the last SECURITY line comes before the first BREAKING.
+    let last_security = text
+        .lines()
+        .collect::<Vec<_>>()
+        .iter()
+        .rposition(|l| l.starts_with("  SECURITY "))
+        .unwrap_or_default();
+    assert!(last_security < order[1]);
+    let security: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  SECURITY "))
+        .collect();
+    let mut sorted = security.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        security, sorted,
+        "one item's changes together, paths in order"
+    );
+    // `--full`: every change, in path order, as before.
+    let full = w.run(&["diff", "--full", &old, &new], None);
+    assert_eq!(full.stdout.lines().count(), text.lines().count());
+    assert!(
+        full.stdout
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.contains("/server/")),
+        "{}",
+        full.stdout
+    );
+    assert!(first_line_of(&full.stdout, "BREAKING") < first_line_of(&full.stdout, "SECURITY"));
+    // JSON keeps every change.
+    let json = w
+        .run(&["diff", "--format", "json", &old, &new], None)
+        .json();
+    assert_eq!(json["changes"].as_array().map(Vec::len), Some(94));
+    // Markdown: the same order, code spans that render (no escaped backticks), no dead links.
+    let md = w
+        .run(&["diff", "--format", "markdown", &old, &new], None)
+        .stdout;
+    let at = |h: &str| md.find(h).unwrap_or_else(|| panic!("no {h} in\n{md}"));
+    assert!(at("### SECURITY (10)") < at("### BREAKING (25)"));
+    assert!(at("### BREAKING (25)") < at("### ADDITIVE (35)"));
+    assert!(at("### COSMETIC (12)") < at("### UNJUDGED (12)"));
+    assert!(!md.contains("\\`"), "{md}");
+    assert!(
+        md.contains("| `/tools/name=read_file/description` |"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("](http"),
+        "no base URL configured, no link: {md}"
+    );
+    let linked = w.run_env(
+        &["diff", "--format", "markdown", &old, &new],
+        None,
+        &[("MCPSEAL_DOCS_URL", "https://example.org/mcpseal/blob/main/")],
+    );
+    assert!(
+        linked
+            .stdout
+            .contains("[SPEC §9.3](https://example.org/mcpseal/blob/main/SPEC.md#93-rules)"),
+        "{}",
+        linked.stdout
+    );
+}
+
+#[test]
+fn repeated_schema_dialect_changes_fold_into_one_line() {
+    let w = Work::new();
+    let v1 = base_surface();
+    let mut v2 = v1.clone();
+    for t in v2["tools"].as_array_mut().into_iter().flatten() {
+        t["inputSchema"]["$schema"] = serde_json::json!("http://json-schema.org/draft-07/schema#");
+    }
+    let (a, b) = (w.surface("a.json", &v1), w.surface("b.json", &v2));
+    for (name, side) in [("a.snap.json", &a), ("b.snap.json", &b)] {
+        let out = w.run(
+            &["snapshot", "--format", "json"],
+            Some(&["--surface", side]),
+        );
+        assert_eq!(out.code, 0, "{out:?}");
+        w.write(name, &out.stdout);
+    }
+    let out = w.run(&["diff", "a.snap.json", "b.snap.json"], None);
+    assert_eq!(out.code, 1, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{out:?}");
+    assert!(
+        lines[1].starts_with(
+            "  UNJUDGED  $schema on 2 schemas (tool clock, tool echo): absent → \"http://json-schema.org/draft-07/schema#\"  "
+        ),
+        "{out:?}"
+    );
+    assert!(lines[1].ends_with("(`--full` lists each)"), "{out:?}");
+    let full = w.run(&["diff", "--full", "a.snap.json", "b.snap.json"], None);
+    assert_eq!(full.stdout.lines().count(), 3, "{full:?}");
+    // A spelling of the same meta-schema is cosmetic, not unjudged.
+    let mut v3 = v2.clone();
+    for t in v3["tools"].as_array_mut().into_iter().flatten() {
+        t["inputSchema"]["$schema"] = serde_json::json!("https://json-schema.org/draft-07/schema");
+    }
+    let c = w.surface("c.json", &v3);
+    let out = w.run(&["snapshot", "--format", "json"], Some(&["--surface", &c]));
+    w.write("c.snap.json", &out.stdout);
+    let out = w.run(&["diff", "b.snap.json", "c.snap.json"], None);
+    assert!(
+        out.stdout
+            .starts_with("changes: 0 security, 0 breaking, 0 additive, 2 cosmetic, 0 unjudged"),
+        "{out:?}"
+    );
 }
 
 #[test]

@@ -49,9 +49,9 @@ fn registered() -> usize {
         .args(["probe", "--list-rules", "--format", "json"])
         .output()
         .expect("runs");
-    json(&String::from_utf8_lossy(&out.stdout))
-        .as_array()
-        .map_or(0, Vec::len)
+    let doc = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(doc["schemaVersion"], 1);
+    doc["rules"].as_array().map_or(0, Vec::len)
 }
 
 #[test]
@@ -102,17 +102,17 @@ fn only_and_skip_select_rules() {
             .output()
             .expect("runs")
             .stdout,
-    ))
-    .as_array()
-    .map_or(0, |r| {
-        r.iter()
-            .filter(|r| {
-                r["transports"]
-                    .as_array()
-                    .is_some_and(|t| t.contains(&"stdio".into()))
-            })
-            .count()
-    });
+    ))["rules"]
+        .as_array()
+        .map_or(0, |r| {
+            r.iter()
+                .filter(|r| {
+                    r["transports"]
+                        .as_array()
+                        .is_some_and(|t| t.contains(&"stdio".into()))
+                })
+                .count()
+        });
     assert_eq!(doc["summary"]["checks"], stdio_rules - 2);
 }
 
@@ -136,6 +136,63 @@ fn unknown_rule_ids_and_bad_emits_are_usage_errors_before_anything_starts() {
         assert!(err.starts_with("error:"), "{err}");
         assert!(!err.contains("unreachable"), "{err}");
     }
+}
+
+#[test]
+fn a_selection_with_no_applicable_rule_is_a_usage_error_not_a_pass() {
+    // SEAL003 is HTTP-only: over stdio it would run nothing and "pass" across 0 checks. Found
+    // before the server starts (the command does not exist).
+    let out = mcpseal()
+        .args(["probe", "--only", "SEAL003", "--", "/nonexistent/server"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("error: no selected rule applies to stdio: SEAL003 is HTTP-only"),
+        "{err}"
+    );
+    assert!(err.contains("hint:"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).trim().is_empty());
+    // `--skip` that removes every stdio rule: the same refusal.
+    let stdio_ids: Vec<String> = json(&String::from_utf8_lossy(
+        &mcpseal()
+            .args(["probe", "--list-rules", "--format", "json"])
+            .output()
+            .expect("runs")
+            .stdout,
+    ))["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter(|r| {
+            r["transports"]
+                .as_array()
+                .is_some_and(|t| t.contains(&"stdio".into()))
+        })
+        .filter_map(|r| r["id"].as_str().map(str::to_owned))
+        .collect();
+    let (code, _, err) = probe_stdio(&["--skip", &stdio_ids.join(",")], &["--mode", "modern"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "no selected rule applies to stdio: `--skip` removes all {} rules that do",
+            stdio_ids.len()
+        )),
+        "{err}"
+    );
+    // The good case: one applicable rule besides it runs, and the gate means something.
+    let (code, out, err) = probe_stdio(
+        &["--format", "json", "--only", "SEAL003,SEAL001"],
+        &["--mode", "modern"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["summary"]["checks"], 1);
+    // Over HTTP SEAL003 applies.
+    let fx = HttpFixture::start(&["--mode", "modern"]);
+    let (code, out, err) = probe_url(&fx.url, &["--format", "json", "--only", "SEAL003"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["summary"]["checks"], 1);
 }
 
 #[test]
@@ -216,7 +273,8 @@ fn list_rules_needs_no_target() {
         .output()
         .expect("runs");
     let rules = json(&String::from_utf8_lossy(&out.stdout));
-    let ids: Vec<&str> = rules
+    assert_eq!(rules["schemaVersion"], 1);
+    let ids: Vec<&str> = rules["rules"]
         .as_array()
         .expect("array")
         .iter()
@@ -225,7 +283,20 @@ fn list_rules_needs_no_target() {
     for n in 1..=21 {
         assert!(ids.contains(&format!("SEAL{n:03}").as_str()));
     }
-    assert_eq!(rules[2]["transports"], serde_json::json!(["http"]));
+    assert_eq!(rules["rules"][2]["transports"], serde_json::json!(["http"]));
+    // The README states the count and the JSON shape `--list-rules` really has.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README");
+    let count = format!(
+        "{} rules, SEAL001–SEAL{}",
+        ids.len(),
+        ids.last().map_or("", |l| &l[4..])
+    );
+    assert!(readme.contains(&count), "the README does not say `{count}`");
+    assert!(
+        readme.contains("`{\"schemaVersion\": 1, \"rules\": [...]}`"),
+        "the README does not show the `--list-rules --format json` shape"
+    );
 }
 
 #[test]

@@ -268,6 +268,11 @@ pub struct Knobs {
     #[arg(long, value_name = "V")]
     pub advertise_version: Vec<String>,
 
+    /// Legacy `initialize` answers with `protocolVersion` V (e.g. `2024-11-05`, an older
+    /// revision the server negotiates down to) instead of 2025-11-25
+    #[arg(long, value_name = "V")]
+    pub negotiate_version: Option<String>,
+
     /// JSON-RPC errors carry `id: null` instead of the request id
     #[arg(long)]
     pub error_id_null: bool,

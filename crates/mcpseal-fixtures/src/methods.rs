@@ -182,7 +182,7 @@ impl Handler {
             caps.insert("prompts".into(), json!({}));
         }
         let mut body = json!({
-            "protocolVersion": LEGACY_VERSION,
+            "protocolVersion": self.knobs.negotiate_version.as_deref().unwrap_or(LEGACY_VERSION),
             "capabilities": caps,
             "serverInfo": s.server_info(),
         });

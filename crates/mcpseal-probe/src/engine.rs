@@ -14,7 +14,7 @@ use std::panic::AssertUnwindSafe;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use mcpseal_client::Connection;
+use mcpseal_client::{Connection, TransportKind};
 use mcpseal_report::{
     AccessRefusal, CrashedRule, Finding, Incomplete, ProbeReport, RunState, Summary, ToolInfo,
 };
@@ -79,6 +79,88 @@ pub fn parse_rule_ids<S: AsRef<str>>(lists: &[S]) -> Result<Vec<String>, Unknown
     }
 }
 
+/// A selection (`--only`/`--skip`) that leaves no rule applicable to the target's transport:
+/// running it would report "ready across 0 checks", a gate that checks nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.message())]
+pub struct NothingToRun {
+    /// The target's transport.
+    pub transport: TransportKind,
+    /// Rules named by `--only` that do not apply to it, with the transports they apply to.
+    pub inapplicable: Vec<(String, Vec<TransportKind>)>,
+    /// How many selected rules that do apply `--skip` removed.
+    pub skipped: usize,
+}
+
+impl NothingToRun {
+    fn message(&self) -> String {
+        let mut parts: Vec<String> = self
+            .inapplicable
+            .iter()
+            .map(|(id, ts)| {
+                let only: Vec<&str> = ts
+                    .iter()
+                    .map(|t| match t {
+                        TransportKind::Http => "HTTP",
+                        TransportKind::Stdio => "stdio",
+                    })
+                    .collect();
+                format!("{id} is {}-only", only.join("/"))
+            })
+            .collect();
+        match (self.skipped, parts.is_empty()) {
+            (0, _) => {}
+            (1, true) => parts.push("`--skip` removes the one rule that does".to_owned()),
+            (n, true) => parts.push(format!("`--skip` removes all {n} rules that do")),
+            (n, false) => parts.push(format!("`--skip` removes the other {n} that do")),
+        }
+        format!(
+            "no selected rule applies to {}: {}",
+            self.transport.as_str(),
+            parts.join("; ")
+        )
+    }
+}
+
+/// The rules `options` selects that apply to `transport`, or why none does. Checked before a
+/// server starts, so a gate that would check nothing is a usage error (exit 2), never a pass.
+pub fn selection_for(
+    options: &ProbeOptions,
+    transport: TransportKind,
+) -> Result<Vec<&'static crate::rule::Rule>, NothingToRun> {
+    let named: Vec<&'static crate::rule::Rule> = REGISTRY
+        .iter()
+        .copied()
+        .filter(|r| options.only.is_empty() || options.only.iter().any(|i| i == r.id))
+        .collect();
+    let skipped = |r: &crate::rule::Rule| options.skip.iter().any(|i| i == r.id);
+    let applicable: Vec<_> = named
+        .iter()
+        .copied()
+        .filter(|r| r.applies_to(transport) && !skipped(r))
+        .collect();
+    if !applicable.is_empty() {
+        return Ok(applicable);
+    }
+    let inapplicable = if options.only.is_empty() {
+        Vec::new()
+    } else {
+        named
+            .iter()
+            .filter(|r| !r.applies_to(transport) && !skipped(r))
+            .map(|r| (r.id.to_owned(), r.transports.to_vec()))
+            .collect()
+    };
+    Err(NothingToRun {
+        transport,
+        inapplicable,
+        skipped: named
+            .iter()
+            .filter(|r| r.applies_to(transport) && skipped(r))
+            .count(),
+    })
+}
+
 fn tool() -> ToolInfo {
     ToolInfo {
         name: "mcpseal".into(),
@@ -94,6 +176,7 @@ pub fn unreachable_report(target: &str, transport: &str, reason: &str) -> ProbeR
         target: target.to_owned(),
         transport: transport.to_owned(),
         target_revision: TARGET_REVISION.into(),
+        protocol_version: None,
         started_at: rfc3339_now(),
         duration_ms: 0,
         state: RunState::Unreachable,
@@ -282,12 +365,14 @@ async fn run(
         RunState::Measured
     };
     let summary = Summary::of(&findings, checks, crashed.len());
+    let protocol_version = negotiated(ctx.prelude());
     Ok(ProbeReport {
         schema_version: 1,
         tool: tool(),
         target,
         transport: transport.as_str().into(),
         target_revision: TARGET_REVISION.into(),
+        protocol_version,
         started_at,
         duration_ms: elapsed_ms(started),
         state,
@@ -301,6 +386,27 @@ async fn run(
         diagnostics: conn.diagnostics(),
         rules: crate::rule_infos(),
     })
+}
+
+/// The revision the server negotiated on the client path that worked (see
+/// [`ProbeReport::protocol_version`]).
+fn negotiated(prelude: &Prelude) -> Option<String> {
+    match prelude.path? {
+        crate::prelude::ClientPath::Legacy => prelude
+            .initialize
+            .result()?
+            .get("protocolVersion")?
+            .as_str()
+            .map(str::to_owned),
+        crate::prelude::ClientPath::Modern => prelude
+            .discover
+            .result()?
+            .get("supportedVersions")?
+            .as_array()?
+            .iter()
+            .any(|v| v.as_str() == Some(TARGET_REVISION))
+            .then(|| TARGET_REVISION.to_owned()),
+    }
 }
 
 /// What the authorization refusals of the run say (`None` when nothing was refused): how many,

@@ -25,6 +25,7 @@
 //!     target: "http://127.0.0.1:8080/mcp".into(),
 //!     transport: "http".into(),
 //!     target_revision: "2026-07-28".into(),
+//!     protocol_version: None,
 //!     started_at: "2026-11-29T12:00:00Z".into(),
 //!     duration_ms: 0,
 //!     state: RunState::Unreachable,
@@ -40,7 +41,8 @@
 //! };
 //! let format: Format = "text".parse().expect("a known format");
 //! let text = render_probe(&report, format, &RenderOptions::default());
-//! assert!(text.contains("UNREACHABLE — no probe was answered: connection refused"));
+//! assert!(text.contains("UNREACHABLE — no probe was answered"));
+//! assert_eq!(text.matches("connection refused").count(), 1, "the reason, once");
 //! ```
 
 #![deny(missing_docs)]
@@ -58,8 +60,8 @@ pub mod schemas;
 pub use document::{
     AnonymousCheck, CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument,
     ErrorKind, LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RpcReport,
-    SideKind, Snapshot, VerifyReport, contradiction_warnings, drift_findings, drift_rules, rule_id,
-    unreachable_hint,
+    RuleList, SideKind, Snapshot, VerifyReport, contradiction_warnings, drift_findings,
+    drift_rules, rule_id, unreachable_hint,
 };
 pub use format::{DocFormat, Format, ParseFormatError};
 pub use model::{
@@ -71,11 +73,11 @@ pub use record::{
 };
 pub use render::sarif::{FINGERPRINT_KEY, SARIF_SCHEMA_URI};
 pub use render::{
-    ExecutionNotification, Look, RenderOptions, SarifRun, check_notes, error_text, lock_notes,
-    need_phrase, probe_notes, render_changes_text, render_check, render_diff, render_error,
-    render_findings_markdown, render_findings_sarif, render_findings_text, render_lock,
-    render_probe, render_rpc, render_rule_list, render_snapshot, render_verify, rpc_notes,
-    verify_notes,
+    DriftOptions, ExecutionNotification, Look, RenderOptions, SarifRun, check_notes, error_text,
+    lock_notes, need_phrase, probe_notes, render_changes_text, render_check, render_diff,
+    render_error, render_findings_markdown, render_findings_sarif, render_findings_text,
+    render_lock, render_probe, render_rpc, render_rule_list, render_snapshot, render_verify,
+    rpc_notes, verify_notes,
 };
 pub use render::{palette, wrap};
 

@@ -258,6 +258,12 @@ pub struct ProbeReport {
     /// The revision judged against (`2026-07-28`).
     #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
     pub target_revision: String,
+    /// The protocol revision the server negotiated on the path that worked: `initialize`'s
+    /// `protocolVersion` on the 2025 path (it may be older, e.g. `2024-11-05`), `2026-07-28`
+    /// when `server/discover` lists it. Absent when no path worked or the server named none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
+    pub protocol_version: Option<String>,
     /// RFC 3339 start time.
     #[schemars(extend("format" = "date-time"))]
     pub started_at: String,

@@ -10,8 +10,8 @@ use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
 use crate::document::{
-    CheckReport, DiffReport, ErrorDocument, LockReport, ProbeDocument, RpcReport, Snapshot,
-    VerifyReport,
+    CheckReport, DiffReport, ErrorDocument, LockReport, ProbeDocument, RpcReport, RuleList,
+    Snapshot, VerifyReport,
 };
 
 /// The schema of `T` as mcpseal writes it (JSON Schema 2020-12, serialisation contract).
@@ -41,6 +41,7 @@ pub fn documents() -> Vec<(&'static str, Value)> {
         ("diff-report.schema.json", schema_of::<DiffReport>()),
         ("probe-report.schema.json", schema_of::<ProbeDocument>()),
         ("rpc-report.schema.json", schema_of::<RpcReport>()),
+        ("rule-list.schema.json", schema_of::<RuleList>()),
         ("error.schema.json", schema_of::<ErrorDocument>()),
     ]
 }

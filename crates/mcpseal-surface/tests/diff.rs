@@ -215,6 +215,33 @@ fn input_parameter_removed_is_breaking() {
 }
 
 #[test]
+fn schema_dialect_spelling_is_cosmetic_and_another_dialect_is_unjudged() {
+    let draft7 = |uri: &str| insert(T, "$schema", json!(uri));
+    let path = p(IN, "/$schema");
+    // One meta-schema, spelled two ways: cosmetic.
+    expect(
+        &draft7("http://json-schema.org/draft-07/schema#"),
+        &draft7("https://json-schema.org/draft-07/schema"),
+        &[(Cosmetic, &path)],
+    );
+    // Another dialect, or declared where the default applied: can change validation.
+    let d = expect(
+        &draft7("http://json-schema.org/draft-07/schema#"),
+        &draft7("https://json-schema.org/draft/2020-12/schema"),
+        &[(Unjudged, &path)],
+    );
+    assert!(
+        d.changes[0].explanation.contains("dialect changed"),
+        "{d:#?}"
+    );
+    expect(
+        &base(),
+        &draft7("http://json-schema.org/draft-07/schema#"),
+        &[(Unjudged, &path)],
+    );
+}
+
+#[test]
 fn input_optional_parameter_added_is_additive() {
     let a = insert(&p(T, "/properties"), "lang", json!({"type": "string"}));
     expect(&base(), &a, &[(Additive, &p(IN, "/properties/lang"))]);

@@ -8,7 +8,9 @@ use mcpseal_surface::lock::anonymous;
 use mcpseal_surface::lock::{LockDecision, Need, Relation, RuleOptions, compare, decide_lock};
 
 use crate::anonymous::AnonymousOptions;
-use crate::lock::{WorkflowError, anonymous_section, capture, read_lock, require_lock};
+use crate::lock::{
+    WorkflowError, anonymous_section, capture, read_lock, require_lock, same_server,
+};
 use crate::version_source::{VersionRequest, settle};
 
 pub use mcpseal_report::CheckReport;
@@ -27,6 +29,11 @@ pub struct CheckOptions {
     /// How to re-measure anonymous access when the lock has it; `None` (`--no-anonymous`)
     /// skips it, and the report says so.
     pub anonymous: Option<AnonymousOptions>,
+    /// Accept a lock written for another `serverInfo.name` (`--allow-rename`).
+    pub allow_rename: bool,
+    /// Fail (exit 1) when the server reports a version lower than the lock's
+    /// (`--strict-version`); without it that is a warning.
+    pub strict_version: bool,
 }
 
 /// Compares the server with the lock (see the `check` rules in `mcpseal_surface::lock::rules`).
@@ -47,8 +54,28 @@ pub async fn check(
             source: mcpseal_surface::lock::LockError::Version(e),
         })?;
     let captured = capture(conn, lock.form, options.page_cap).await?;
+    same_server(&lock, captured.surface.server_name(), options.allow_rename)?;
     let reported = captured.raw.reported_version();
     let version = settle(&options.version, reported.as_deref())?;
+    // A deployment rolled back under a lock stamped higher: the surface may still match, but
+    // the running build is older than the one locked.
+    let reported_below_lock = reported
+        .as_deref()
+        .and_then(|r| mcpseal_surface::lock::Version::parse(r).ok())
+        .is_some_and(|r| Relation::of(&locked_version, &r) == Relation::Lower);
+    let mut warnings = Vec::new();
+    if reported_below_lock {
+        warnings.push(format!(
+            "the server reports {}, lower than the locked {}: an older build than the one locked is running{}",
+            reported.as_deref().unwrap_or_default(),
+            lock.declared.version,
+            if options.strict_version {
+                " (`--strict-version`: this fails the check)"
+            } else {
+                "; `--strict-version` makes this fail the check"
+            }
+        ));
+    }
     let mut comparison = compare(
         &lock.declared,
         &captured.surface.canonical_value(lock.form),
@@ -94,6 +121,9 @@ pub async fn check(
         need,
         anonymous: anonymous_state,
         diff: comparison.diff.into(),
+        reported_below_lock,
+        strict_version: options.strict_version,
+        warnings,
     })
 }
 

@@ -129,7 +129,7 @@ impl DiffError {
             DiffError::Open(e) => e.hint(),
             DiffError::Capture { source, .. } => source.hint(),
             DiffError::Read { .. } | DiffError::Unknown { .. } => {
-                "pass a `surface.lock.json`, the output of `mcpseal snapshot --format json`, a raw capture (`--save-capture`), an http(s) URL, or `-- COMMAND` as the second side"
+                "each side is a `surface.lock.json`, the output of `mcpseal snapshot --format json`, a raw capture (`--save-capture`) or an http(s) URL; the second may also be `-- COMMAND`"
             }
         }
     }

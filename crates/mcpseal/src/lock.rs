@@ -70,6 +70,16 @@ pub enum WorkflowError {
         /// The form asked for.
         asked: Form,
     },
+    /// The server's `serverInfo.name` is not the one the lock was written for: most likely the
+    /// wrong lock file or the wrong server, so it is not judged as drift (unless
+    /// `allow_rename`).
+    #[error("this lock was written for `{locked}`; the server says `{live}`")]
+    Renamed {
+        /// The name in the lock.
+        locked: String,
+        /// The name the server reports.
+        live: String,
+    },
     /// A new exclusion selects nothing (a typo would silently exclude nothing).
     #[error("`--exclude {0}` selects nothing in the captured surface")]
     ExclusionMatchesNothing(String),
@@ -121,6 +131,9 @@ impl WorkflowError {
             WorkflowError::FormMismatch { .. } => {
                 "drop `--form` to keep the lock's form, or delete the lock file to start over in another form"
             }
+            WorkflowError::Renamed { .. } => {
+                "check that `--lock` names this server's lock file; if the server was renamed on purpose, pass `--allow-rename` (the new name is then a SECURITY change to review)"
+            }
             WorkflowError::ExclusionMatchesNothing(_) => {
                 "pointers are JSON Pointers into the surface, with `KEY=VALUE` to pick a list item: `/tools/name=clock/description`, `/resources`; see `mcpseal snapshot --format json` for the paths"
             }
@@ -138,9 +151,9 @@ impl WorkflowError {
             WorkflowError::Capture(e) => e.kind(),
             WorkflowError::Open(e) => e.kind(),
             WorkflowError::Version(e) => e.kind(),
-            WorkflowError::FormMismatch { .. } | WorkflowError::ExclusionMatchesNothing(_) => {
-                ErrorKind::Usage
-            }
+            WorkflowError::FormMismatch { .. }
+            | WorkflowError::ExclusionMatchesNothing(_)
+            | WorkflowError::Renamed { .. } => ErrorKind::Usage,
             // Another writer holds the lock file: nothing could be written.
             WorkflowError::Locked(_) | WorkflowError::Write { .. } => ErrorKind::Write,
         }
@@ -178,6 +191,58 @@ pub fn require_lock(path: &Path) -> Result<(), WorkflowError> {
     } else {
         Err(WorkflowError::NoLock(path.to_owned()))
     }
+}
+
+/// The `serverInfo.name` a canonical surface records, when it is a string.
+pub(crate) fn locked_server_name(surface: &serde_json::Value) -> Option<&str> {
+    surface
+        .get("server")?
+        .get("serverInfo")?
+        .get("name")?
+        .as_str()
+}
+
+/// Refuses a capture whose server name differs from the lock's (see
+/// [`WorkflowError::Renamed`]), unless `allow_rename`. A side without a name is no evidence
+/// of another server: the surface comparison judges it.
+///
+/// # Errors
+/// [`WorkflowError::Renamed`].
+pub(crate) fn same_server(
+    lock: &LockFile,
+    live: Option<&str>,
+    allow_rename: bool,
+) -> Result<(), WorkflowError> {
+    match (locked_server_name(&lock.declared.surface), live) {
+        (Some(locked), Some(live)) if locked != live && !allow_rename => {
+            Err(WorkflowError::Renamed {
+                locked: locked.to_owned(),
+                live: live.to_owned(),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A warning when a version given by a flag or manifest is not the one the server reports in
+/// its own `serverInfo` (compared as versions, so `v1.0.0` is `1.0.0`); never a refusal: the
+/// given source wins, and the user is told.
+pub(crate) fn version_disagreement(
+    version: &crate::version_source::SourcedVersion,
+    request: &VersionRequest,
+    reported: Option<&str>,
+) -> Option<String> {
+    let VersionRequest::Given(_) = request else {
+        return None;
+    };
+    let reported = reported?;
+    let parsed = mcpseal_surface::lock::Version::parse(reported).ok()?;
+    (parsed != version.version).then(|| {
+        format!(
+            "the version from {} is {}, but the server's own `serverInfo.version` says {reported}; the lock is stamped {}",
+            version.source, version.version, version.version
+        )
+    })
 }
 
 /// Reads and checks the lock file; `None` when it does not exist.
@@ -240,6 +305,9 @@ pub struct LockOptions {
     pub rules: RuleOptions,
     /// Where the version comes from.
     pub version: VersionRequest,
+    /// Accept a lock written for another `serverInfo.name` (`--allow-rename`): the new name is
+    /// then judged as a change, not refused as another server.
+    pub allow_rename: bool,
     /// How long to wait for another run writing the same lock file
     /// ([`crate::writer_lock`]); [`default_lock_wait`] is a good value.
     pub lock_wait: Duration,
@@ -296,6 +364,9 @@ where
         (None, None) => Vec::new(),
     };
     let first = capture(conn, form, options.page_cap).await?;
+    if let Some(l) = &existing {
+        same_server(l, first.surface.server_name(), options.allow_rename)?;
+    }
     crate::progress::waiting("second capture on a fresh connection (is the surface stable?)");
     let again_conn = reopen().await?;
     let second = capture(&again_conn, form, options.page_cap).await;
@@ -345,6 +416,11 @@ where
         None => None,
     };
     report.anonymous.clone_from(&measured);
+    report.warnings.extend(version_disagreement(
+        &version,
+        &options.version,
+        reported.as_deref(),
+    ));
     let decision = match &existing {
         None => LockDecision::Create,
         Some(l) => {

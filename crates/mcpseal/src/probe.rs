@@ -12,8 +12,8 @@ use crate::connect::OpenError;
 use crate::described::Described;
 
 pub use mcpseal_probe::{
-    CallParseError, ProbeOptions, ToolCall, UnknownRules, UnknownTools, parse_call, parse_rule_ids,
-    rule_infos,
+    CallParseError, NothingToRun, ProbeOptions, ToolCall, UnknownRules, UnknownTools, parse_call,
+    parse_rule_ids, rule_infos,
 };
 
 /// Why a probe could not run.
@@ -25,6 +25,9 @@ pub enum ProbeError {
     /// A `--call` names a tool the server does not list (checked before any tool is called).
     #[error(transparent)]
     UnknownTools(#[from] UnknownTools),
+    /// `--only`/`--skip` select no rule that applies to the target's transport.
+    #[error(transparent)]
+    NothingToRun(#[from] NothingToRun),
 }
 
 impl ProbeError {
@@ -35,6 +38,9 @@ impl ProbeError {
             ProbeError::UnknownTools(_) => {
                 "`--call` names must match a tool in the server's `tools/list`"
             }
+            ProbeError::NothingToRun(_) => {
+                "`mcpseal probe --list-rules` shows each rule's transports; select one that applies, or probe the server over the other transport"
+            }
         }
     }
 
@@ -42,7 +48,7 @@ impl ProbeError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             ProbeError::Open(e) => e.kind(),
-            ProbeError::UnknownTools(_) => ErrorKind::Usage,
+            ProbeError::UnknownTools(_) | ProbeError::NothingToRun(_) => ErrorKind::Usage,
         }
     }
 }
@@ -57,7 +63,9 @@ impl Described for ProbeError {
     }
 }
 
-/// Probes `target`: the prelude, then every applicable rule selected by `probe`. Tools named
+/// Probes `target`: the prelude, then every applicable rule selected by `probe`; a selection
+/// with no rule applicable to the target's transport is [`ProbeError::NothingToRun`], found
+/// before the server starts. Tools named
 /// in `probe.calls` are checked against the server's `tools/list` first: an unknown one is an
 /// error and nothing is called.
 pub async fn run(
@@ -65,16 +73,20 @@ pub async fn run(
     options: Options,
     probe: &ProbeOptions,
 ) -> Result<ProbeReport, ProbeError> {
-    let transport = match target {
-        Target::Http { .. } => "http",
-        Target::Stdio { .. } => "stdio",
+    let kind = match target {
+        Target::Http { .. } => mcpseal_client::TransportKind::Http,
+        Target::Stdio { .. } => mcpseal_client::TransportKind::Stdio,
     };
+    let transport = kind.as_str();
+    // Before a server starts: a selection that runs nothing would pass as "ready".
+    mcpseal_probe::selection_for(probe, kind)?;
     let conn = match mcpseal_client::Connection::open(target, options).await {
         Ok(c) => c,
         Err(e @ ConnectError::Spawn { .. }) => {
-            let mut report =
+            // The reason is the report's `unreachable`; it is not something the server said, so
+            // it is not a diagnostic ("1 diagnostic from the server" for a missing binary).
+            let report =
                 mcpseal_probe::unreachable_report(&target.display(), transport, &e.to_string());
-            report.diagnostics.push(format!("[spawn] {e}"));
             return Ok(report);
         }
         Err(e) => return Err(OpenError::from(e).into()),

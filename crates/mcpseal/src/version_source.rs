@@ -96,6 +96,12 @@ impl VersionSourceError {
             VersionSourceError::Ambiguous { .. } => {
                 "say which one is the server's: `--manifest package.json` (or pass `--server-version X`)"
             }
+            // The flag itself was wrong: telling the user to pass it would be no help.
+            VersionSourceError::BadVersion { source_name, .. }
+                if source_name == "--server-version" =>
+            {
+                "give a semver version (`1.2.3`, `v1.2.3`, `1.2.3-rc.1`) or PEP 440 that maps to it (`1.0`, `1.0rc1`, `1.0.post1`)"
+            }
             VersionSourceError::BadVersion { .. } => {
                 "versions are semver (`1.2.3`, `v1.2.3`, `1.2.3-rc.1`) or PEP 440 that maps to it (`1.0`, `1.0rc1`, `1.0.post1`); pass `--server-version X` to override"
             }

@@ -43,6 +43,7 @@ async fn lock_fixture(
             exclude: None,
             rules: RuleOptions::default(),
             version: version(v),
+            allow_rename: false,
             lock_wait: std::time::Duration::from_secs(60),
             anonymous: None,
         },

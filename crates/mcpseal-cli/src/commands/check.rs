@@ -21,10 +21,17 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         } else {
             Some(settings::anonymous_options(&args.anonymous_call)?)
         },
+        allow_rename: args.allow_rename,
+        strict_version: args.strict_version,
     };
     let report = mcpseal::check::run(&target, options, &check_options).await?;
     output::emit_doc(
-        &render_check(&report, args.report.format, &mcpseal::tool_info()),
+        &render_check(
+            &report,
+            args.report.format,
+            &mcpseal::tool_info(),
+            &settings::drift_options(args.report.full),
+        ),
         args.report.format == mcpseal::report::Format::Text,
         args.output.output.as_deref(),
     )?;

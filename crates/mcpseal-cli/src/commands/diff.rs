@@ -25,7 +25,12 @@ pub async fn run(args: DiffArgs) -> Result<Outcome, CliError> {
     let options = settings::options(&args.connect)?;
     let report = mcpseal::diff::run(&a, &b, options, args.page_cap.max(1)).await?;
     output::emit_doc(
-        &render_diff(&report, args.format, &mcpseal::tool_info()),
+        &render_diff(
+            &report,
+            args.format,
+            &mcpseal::tool_info(),
+            &settings::drift_options(args.full),
+        ),
         args.format == mcpseal::report::Format::Text,
         args.output.output.as_deref(),
     )?;

@@ -29,6 +29,7 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         exclude: (!exclude.is_empty()).then_some(exclude),
         rules: settings::rule_options(&args.rules),
         version,
+        allow_rename: args.allow_rename,
         lock_wait: match &args.lock_timeout {
             Some(text) => settings::parse_duration(text)?,
             None => mcpseal::lock::default_lock_wait(options.timeout),
@@ -41,7 +42,12 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
     };
     let report = mcpseal::lock::run(&target, options, &lock_options).await?;
     output::emit_doc(
-        &render_lock(&report, args.report.format, &mcpseal::tool_info()),
+        &render_lock(
+            &report,
+            args.report.format,
+            &mcpseal::tool_info(),
+            &settings::drift_options(args.report.full),
+        ),
         args.report.format == mcpseal::report::Format::Text,
         args.output.output.as_deref(),
     )?;

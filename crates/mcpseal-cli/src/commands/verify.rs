@@ -40,7 +40,12 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
     let progress = Notes { wait: &args.wait };
     let report = mcpseal::verify::run(&target, options, &verify_options, retry, &progress).await?;
     output::emit_doc(
-        &render_verify(&report, args.report.format, &mcpseal::tool_info()),
+        &render_verify(
+            &report,
+            args.report.format,
+            &mcpseal::tool_info(),
+            &settings::drift_options(args.report.full),
+        ),
         args.report.format == mcpseal::report::Format::Text,
         args.output.output.as_deref(),
     )?;

@@ -4,7 +4,8 @@
 //! {"schemaVersion": 1, "matches": false, "lock": "surface.lock.json", "target": "…",
 //!  "lockedVersion": "1.0.0", "version": "1.0.0", "versionSource": "package.json",
 //!  "reportedVersion": "1.0.0", "relation": "same", "exclude": [], "acceptedFrom": "2.0.0",
-//!  "lockWouldAccept": false, "need": "newLine", "diff": {…}}
+//!  "lockWouldAccept": false, "need": "newLine", "diff": {…}, "reportedBelowLock": false,
+//!  "strictVersion": false}
 //! ```
 //!
 //! A lock with an anonymous section adds `anonymous`: `"same"`, `"changed"` (re-measured) or
@@ -57,6 +58,25 @@ pub struct CheckReport {
     pub anonymous: Option<AnonymousCheck>,
     /// Locked → live.
     pub diff: DiffDocument,
+    /// The server reports a (semver) version lower than the lock's: an older build than the
+    /// one locked is running.
+    #[serde(default)]
+    pub reported_below_lock: bool,
+    /// `--strict-version` was given: `reportedBelowLock` fails the check (exit 1).
+    #[serde(default)]
+    pub strict_version: bool,
+    /// What the user should know that does not change the verdict (or, with
+    /// `strictVersion`, why it failed); absent when nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl CheckReport {
+    /// Whether the check passes: the surface is the locked one and, with `--strict-version`,
+    /// the server does not report a version below the lock's.
+    pub fn passed(&self) -> bool {
+        self.matches && !(self.strict_version && self.reported_below_lock)
+    }
 }
 
 /// What `check` or `verify` did with the lock's anonymous section.

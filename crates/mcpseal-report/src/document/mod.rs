@@ -5,7 +5,7 @@
 //! and values are additions; nothing is renamed or removed). One module per document:
 //! [`snapshot`](Snapshot), [`lock`](LockReport), [`check`](CheckReport),
 //! [`verify`](VerifyReport), [`diff`](DiffReport), [`probe`](ProbeDocument),
-//! [`rpc`](RpcReport), and the [`error`](ErrorDocument) document of a run with no verdict.
+//! [`rpc`](RpcReport), the [rule list](RuleList), and the [`error`](ErrorDocument) document of a run with no verdict.
 
 mod check;
 mod diff;
@@ -14,6 +14,7 @@ mod error;
 mod lock;
 mod probe;
 mod rpc;
+mod rules;
 mod snapshot;
 mod verify;
 
@@ -24,6 +25,7 @@ pub use error::{ErrorBody, ErrorDocument, ErrorKind, unreachable_hint};
 pub use lock::{LockOutcome, LockRefusal, LockReport, RefusalReason};
 pub use probe::ProbeDocument;
 pub use rpc::RpcReport;
+pub use rules::RuleList;
 pub use snapshot::{Snapshot, contradiction_warnings};
 pub use verify::VerifyReport;
 

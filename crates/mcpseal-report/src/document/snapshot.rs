@@ -1,7 +1,8 @@
 //! The snapshot document (`mcpseal snapshot --format json`, `schemaVersion: 1`).
 //!
 //! ```json
-//! {"schemaVersion": 1, "form": "mcpseal/1", "era": "2026-07-28", "sha256": "…",
+//! {"schemaVersion": 1, "form": "mcpseal/1", "era": "2026-07-28",
+//!  "protocolVersion": "2026-07-28", "sha256": "…",
 //!  "items": {"tools": {"echo": {"sha256": "…", "descriptionSha256": "…"}}, "prompts": null, …},
 //!  "surface": {…}, "server": "demo", "counts": {"tools": 1, "prompts": null, …},
 //!  "notServed": {"prompts": "…"}}
@@ -36,6 +37,12 @@ pub struct Snapshot {
     /// The revision the surface was captured in.
     #[schemars(with = "mcpseal_surface::Era")]
     pub era: String,
+    /// The protocol revision the server negotiated: `initialize`'s `protocolVersion` in the
+    /// 2025-11-25 era (it may be older, e.g. `2024-11-05`), `2026-07-28` when a modern server
+    /// lists it. Absent when the server named none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
+    pub protocol_version: Option<String>,
     /// The fingerprint: SHA-256 of the canonical bytes.
     #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
     pub sha256: String,
@@ -74,6 +81,7 @@ impl Snapshot {
             schema_version: 1,
             form: form.as_str().to_owned(),
             era: surface.era().as_str().to_owned(),
+            protocol_version: surface.negotiated_version().map(str::to_owned),
             sha256: fp.sha256,
             items: fp.items,
             surface: surface.canonical_value(form),

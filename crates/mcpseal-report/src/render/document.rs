@@ -33,7 +33,14 @@ pub fn render_snapshot(s: &Snapshot, format: DocFormat, color: bool) -> String {
         "server   {}",
         s.server.as_deref().unwrap_or("(unnamed)")
     );
-    let _ = writeln!(out, "era      {}", s.era);
+    match &s.protocol_version {
+        Some(v) if *v != s.era => {
+            let _ = writeln!(out, "era      {} (the server negotiated {v})", s.era);
+        }
+        _ => {
+            let _ = writeln!(out, "era      {}", s.era);
+        }
+    }
     for (list, count) in &s.counts {
         let shown = match count {
             Some(n) => n.to_string(),

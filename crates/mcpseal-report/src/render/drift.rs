@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::anonymous::{anonymous_line, anonymous_table};
-use super::markdown::render_findings_markdown;
+use super::review::{Line, REVIEW_ORDER, review, summary_line};
 use super::sarif::{SarifRun, render_findings_sarif};
 use crate::document::{
     CheckReport, DiffDocument, DiffReport, LockOutcome, LockReport, RefusalReason, VerifyReport,
@@ -35,6 +35,19 @@ struct Drift<'a> {
     text: String,
     json: Value,
     diff: &'a DiffDocument,
+    options: &'a DriftOptions,
+}
+
+/// How to render a drift report, beyond the format.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DriftOptions {
+    /// Text and Markdown: every change on its own line in path order (`--full`), instead of
+    /// the review order with repeated `$schema` changes folded.
+    pub full: bool,
+    /// Markdown: the base URL of mcpseal's documentation (the repository's tree, e.g.
+    /// `https://github.com/OWNER/mcpseal/blob/main`); `None` names `SPEC.md` without a link,
+    /// so a report never links to a page that may not exist.
+    pub docs_url: Option<String>,
 }
 
 fn pretty(value: &Value) -> String {
@@ -56,8 +69,8 @@ fn render(format: Format, d: &Drift<'_>, tool: &ToolInfo) -> String {
         Format::Markdown => format!(
             "## mcpseal {}\n\n{}\n\n{}",
             d.command,
-            d.verdict,
-            render_findings_markdown(&drift_findings(&d.diff.changes))
+            super::markdown::cell(&d.verdict),
+            render_changes_markdown(d.diff, d.options)
         ),
         Format::Sarif => {
             let rules = drift_rules();
@@ -80,28 +93,72 @@ fn render(format: Format, d: &Drift<'_>, tool: &ToolInfo) -> String {
     }
 }
 
-/// The changes as text lines, most severe class first within the engine's path order; empty
-/// without changes.
-pub fn render_changes_text(diff: &DiffDocument) -> String {
+/// The changes as text: the summary line, then one line per change in review order
+/// ([`review`](super::review)), or every change in path order with `full`; empty without
+/// changes.
+pub fn render_changes_text(diff: &DiffDocument, full: bool) -> String {
     let mut out = String::new();
     if diff.is_empty() {
         return out;
     }
-    let s = &diff.summary;
-    let _ = writeln!(
-        out,
-        "changes: {} breaking, {} security, {} additive, {} cosmetic, {} unjudged (semver bump: {})",
-        s.breaking,
-        s.security,
-        s.additive,
-        s.cosmetic,
-        s.unjudged,
-        diff.required_bump.as_str()
-    );
-    for c in &diff.changes {
-        let class = c.class.as_str().to_uppercase();
-        let _ = writeln!(out, "  {class:<9} {}  {}", c.path, c.explanation);
+    let _ = writeln!(out, "{}", summary_line(diff));
+    for line in review(diff, full) {
+        let class = line.class().as_str().to_uppercase();
+        let (path, why) = line.words();
+        let _ = writeln!(out, "  {class:<9} {path}  {why}");
     }
+    out
+}
+
+/// The changes as Markdown: the summary line, one table per class in review order (`full`:
+/// without folding), and where the classes are defined.
+fn render_changes_markdown(diff: &DiffDocument, options: &DriftOptions) -> String {
+    use super::markdown::{cell, code};
+    let mut out = String::new();
+    if diff.is_empty() {
+        out.push_str("No surface change.\n");
+        return out;
+    }
+    let _ = writeln!(out, "{}", cell(&summary_line(diff)));
+    let lines = review(diff, options.full);
+    for class in REVIEW_ORDER {
+        let group: Vec<_> = lines.iter().filter(|l| l.class() == class).collect();
+        if group.is_empty() {
+            continue;
+        }
+        let count: usize = group
+            .iter()
+            .map(|l| match l {
+                Line::One(_) => 1,
+                Line::Folded(cs) => cs.len(),
+            })
+            .sum();
+        let _ = writeln!(
+            out,
+            "\n### {} ({count})\n\n| item | where | change |\n| --- | --- | --- |",
+            class.as_str().to_uppercase()
+        );
+        for line in group {
+            let (path, why) = line.words();
+            let item = match line {
+                Line::One(c) => c.item.as_deref().unwrap_or("—"),
+                Line::Folded(_) => "several",
+            };
+            let _ = writeln!(out, "| {} | {} | {} |", cell(item), code(&path), cell(&why));
+        }
+    }
+    let spec = "SPEC.md#93-rules";
+    let _ = match &options.docs_url {
+        Some(base) => writeln!(
+            out,
+            "\nClasses and the bumps they need: [SPEC §9.3]({}/{spec}).",
+            base.trim_end_matches('/')
+        ),
+        None => writeln!(
+            out,
+            "\nClasses and the bumps they need: SPEC §9.3 (`SPEC.md` in mcpseal's repository)."
+        ),
+    };
     out
 }
 
@@ -137,7 +194,12 @@ fn lock_verdict(r: &LockReport) -> String {
 }
 
 /// A lock report in `format`.
-pub fn render_lock(r: &LockReport, format: Format, tool: &ToolInfo) -> String {
+pub fn render_lock(
+    r: &LockReport,
+    format: Format,
+    tool: &ToolInfo,
+    options: &DriftOptions,
+) -> String {
     let verdict = lock_verdict(r);
     let mut text = format!("{verdict}\n");
     if let (Some(v), Some(source)) = (&r.version, &r.version_source) {
@@ -153,7 +215,7 @@ pub fn render_lock(r: &LockReport, format: Format, tool: &ToolInfo) -> String {
     if let Some(a) = &r.anonymous {
         text.push_str(&anonymous_table(a));
     }
-    text.push_str(&render_changes_text(&r.diff));
+    text.push_str(&render_changes_text(&r.diff, options.full));
     render(
         format,
         &Drift {
@@ -163,6 +225,7 @@ pub fn render_lock(r: &LockReport, format: Format, tool: &ToolInfo) -> String {
             text,
             json: json_value(r),
             diff: &r.diff,
+            options,
         },
         tool,
     )
@@ -233,7 +296,12 @@ pub fn lock_notes(r: &LockReport) -> Vec<String> {
 
 fn check_verdict(r: &CheckReport) -> String {
     let (path, locked, v) = (&r.lock, &r.locked_version, &r.version);
-    if r.matches {
+    if r.matches && !r.passed() {
+        let reported = r.reported_version.as_deref().unwrap_or_default();
+        format!(
+            "version: the surface is the one locked in `{path}` ({locked}), but the server reports {reported}, lower"
+        )
+    } else if r.matches {
         format!("ok: the surface is the one locked in `{path}` ({locked})")
     } else {
         format!("drift: the surface differs from the one locked in `{path}` ({locked}) under {v}")
@@ -241,7 +309,12 @@ fn check_verdict(r: &CheckReport) -> String {
 }
 
 /// A check report in `format`.
-pub fn render_check(r: &CheckReport, format: Format, tool: &ToolInfo) -> String {
+pub fn render_check(
+    r: &CheckReport,
+    format: Format,
+    tool: &ToolInfo,
+    options: &DriftOptions,
+) -> String {
     let verdict = check_verdict(r);
     let mut text = format!("{verdict}\n");
     let _ = writeln!(text, "version  {} (from {})", r.version, r.version_source);
@@ -249,7 +322,7 @@ pub fn render_check(r: &CheckReport, format: Format, tool: &ToolInfo) -> String 
         let _ = writeln!(text, "exclude  {p} (not compared)");
     }
     text.push_str(anonymous_line(r.anonymous));
-    text.push_str(&render_changes_text(&r.diff));
+    text.push_str(&render_changes_text(&r.diff, options.full));
     render(
         format,
         &Drift {
@@ -259,6 +332,7 @@ pub fn render_check(r: &CheckReport, format: Format, tool: &ToolInfo) -> String 
             text,
             json: json_value(r),
             diff: &r.diff,
+            options,
         },
         tool,
     )
@@ -268,28 +342,42 @@ pub fn render_check(r: &CheckReport, format: Format, tool: &ToolInfo) -> String 
 /// that the lock can be re-stamped.
 pub fn check_notes(r: &CheckReport) -> Vec<String> {
     let (path, locked, v) = (&r.lock, &r.locked_version, &r.version);
+    let failed_version = r.strict_version && r.reported_below_lock;
+    let mut notes: Vec<String> = r
+        .warnings
+        .iter()
+        .map(|w| {
+            if failed_version && r.matches {
+                format!("error: {w}\nhint: deploy the locked build (or a newer one), or drop `--strict-version`")
+            } else {
+                format!("warning: {w}")
+            }
+        })
+        .collect();
     if r.matches {
         if r.relation == Relation::Higher {
-            return vec![format!(
+            notes.push(format!(
                 "note: the server is at {v}, the lock at {locked}: `mcpseal lock` will re-stamp it, so that a later change under {v} is caught"
-            )];
+            ));
         }
-        return Vec::new();
+        return notes;
     }
     let accepted = r.accepted_from.clone().unwrap_or_default();
     let need = need_phrase(r.need, locked);
-    let semver = r.diff.required_bump.as_str();
-    vec![match r.relation {
+    // The need is in mcpseal's words (on 0.x a break needs a new minor); semver's generic
+    // bump would contradict it there ("a new minor … (semver bump: major)"), so it is left out.
+    notes.push(match r.relation {
         Relation::Higher if r.lock_would_accept => format!(
             "error: the surface changed and the version went up ({locked} → {v}), but the lock was not rewritten; the bump satisfies the rules\nhint: re-lock with `mcpseal lock` and commit `{path}`"
         ),
         Relation::Higher => format!(
-            "error: the surface changed under {v}, and {locked} → {v} does not satisfy the rules: the change needs {need} ({accepted} or higher; semver bump: {semver})\nhint: bump the version to {accepted} or higher, then re-lock with `mcpseal lock`"
+            "error: the surface changed under {v}, and {locked} → {v} does not satisfy the rules: the change needs {need} ({accepted} or higher)\nhint: bump the version to {accepted} or higher, then re-lock with `mcpseal lock`"
         ),
         _ => format!(
-            "error: the surface changed but the version is {v} (locked: {locked}); the change needs {need} (semver bump: {semver})\nhint: bump the server's version to {accepted} or higher, then run `mcpseal lock`"
+            "error: the surface changed but the version is {v} (locked: {locked}); the change needs {need}\nhint: bump the server's version to {accepted} or higher, then run `mcpseal lock`"
         ),
-    }]
+    });
+    notes
 }
 
 fn verify_verdict(r: &VerifyReport) -> String {
@@ -312,7 +400,12 @@ fn version_line(r: &VerifyReport) -> String {
 }
 
 /// A verify report in `format`.
-pub fn render_verify(r: &VerifyReport, format: Format, tool: &ToolInfo) -> String {
+pub fn render_verify(
+    r: &VerifyReport,
+    format: Format,
+    tool: &ToolInfo,
+    options: &DriftOptions,
+) -> String {
     let verdict = verify_verdict(r);
     let mut text = format!("{verdict}\n");
     let _ = writeln!(text, "version  {}", version_line(r));
@@ -322,7 +415,7 @@ pub fn render_verify(r: &VerifyReport, format: Format, tool: &ToolInfo) -> Strin
         let _ = writeln!(text, "exclude  {p} (not compared)");
     }
     text.push_str(anonymous_line(r.anonymous));
-    text.push_str(&render_changes_text(&r.diff));
+    text.push_str(&render_changes_text(&r.diff, options.full));
     render(
         format,
         &Drift {
@@ -332,6 +425,7 @@ pub fn render_verify(r: &VerifyReport, format: Format, tool: &ToolInfo) -> Strin
             text,
             json: json_value(r),
             diff: &r.diff,
+            options,
         },
         tool,
     )
@@ -349,7 +443,12 @@ pub fn verify_notes(r: &VerifyReport) -> Vec<String> {
 }
 
 /// A diff report in `format`.
-pub fn render_diff(r: &DiffReport, format: Format, tool: &ToolInfo) -> String {
+pub fn render_diff(
+    r: &DiffReport,
+    format: Format,
+    tool: &ToolInfo,
+    options: &DriftOptions,
+) -> String {
     let diff = &r.diff;
     let verdict = if diff.is_empty() {
         "no surface change".to_owned()
@@ -363,7 +462,7 @@ pub fn render_diff(r: &DiffReport, format: Format, tool: &ToolInfo) -> String {
     let text = if diff.is_empty() {
         format!("{verdict}\n")
     } else {
-        render_changes_text(diff)
+        render_changes_text(diff, options.full)
     };
     render(
         format,
@@ -374,6 +473,7 @@ pub fn render_diff(r: &DiffReport, format: Format, tool: &ToolInfo) -> String {
             text,
             json: json_value(r),
             diff,
+            options,
         },
         tool,
     )

@@ -4,8 +4,8 @@
 //! when the run was unreachable or incomplete, a "Breaking" table (rule | issue | observed |
 //! fixed by), an "Advisories" table, the SDK-versus-your-code sentence, and crashed rules.
 //!
-//! Everything that came from a server or a rule is escaped for a table cell: `\`, `|`, `<`, `>`,
-//! `&` and `` ` `` are escaped, newlines become `<br>`, other control characters are shown as
+//! Everything that came from a server or a rule is escaped for a table cell: `\`, `|`, `<`, `>`
+//! and `&` are escaped, newlines become `<br>`, other control characters are shown as
 //! `\u{…}`; so a hostile value cannot break the table or inject HTML. Rule ids link to their spec
 //! page. Cells longer than [`MAX_CELL`] characters are cut.
 
@@ -26,7 +26,6 @@ pub(crate) fn cell(text: &str) -> String {
         match c {
             '\\' => out.push_str("\\\\"),
             '|' => out.push_str("\\|"),
-            '`' => out.push_str("\\`"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
@@ -40,7 +39,7 @@ pub(crate) fn cell(text: &str) -> String {
 }
 
 /// `text` as an inline code span that survives backticks and pipes inside it.
-fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     let one = super::one_line(text);
     let longest = one.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
@@ -153,11 +152,16 @@ pub(crate) fn render_probe(report: &ProbeReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{} · {} · {} · MCP {} · {} {}\n",
+        "{} · {} · {} · MCP {}{} · {} {}\n",
         code(&report.target),
         cell(&report.transport),
         duration(report.duration_ms),
         cell(&report.target_revision),
+        report
+            .protocol_version
+            .as_ref()
+            .map(|v| format!(" (server negotiated {})", cell(v)))
+            .unwrap_or_default(),
         cell(&report.tool.name),
         cell(&report.tool.version),
     );
@@ -243,6 +247,14 @@ mod tests {
         assert_eq!(cell("one\r\ntwo\nthree"), "one<br>two<br>three");
         assert_eq!(cell("<script>&"), "&lt;script&gt;&amp;");
         assert_eq!(cell("x\u{1b}[31m"), "x\\u{1b}[31m");
+    }
+
+    /// GitHub renders a code span inside a table cell; an escaped backtick shows as a literal
+    /// one. Backticks cannot break a row (cells split on unescaped `|` first).
+    #[test]
+    fn cells_keep_code_spans() {
+        assert_eq!(cell("tool `clock` removed"), "tool `clock` removed");
+        assert_eq!(cell("`a|b`"), "`a\\|b`");
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod evidence;
 pub(crate) mod json;
 pub(crate) mod markdown;
 pub mod palette;
+mod review;
 mod rules;
 pub(crate) mod sarif;
 mod terminal;
@@ -32,8 +33,8 @@ use crate::model::{AccessRefusal, Finding, ProbeReport, RunState};
 
 pub use document::{error_text, probe_notes, render_error, render_rpc, render_snapshot, rpc_notes};
 pub use drift::{
-    check_notes, lock_notes, need_phrase, render_changes_text, render_check, render_diff,
-    render_lock, render_verify, verify_notes,
+    DriftOptions, check_notes, lock_notes, need_phrase, render_changes_text, render_check,
+    render_diff, render_lock, render_verify, verify_notes,
 };
 pub use markdown::render_findings_markdown;
 pub use rules::render_rule_list;
@@ -117,10 +118,9 @@ impl Verdict {
         match report.state {
             RunState::Unreachable => Verdict {
                 word: "UNREACHABLE",
-                detail: match &report.unreachable {
-                    Some(reason) => format!("no probe was answered: {}", one_line(reason)),
-                    None => "no probe was answered".to_owned(),
-                },
+                // The reason is printed once, in the unreachable block above the verdict (text)
+                // or the note under the heading (Markdown); the verdict line does not repeat it.
+                detail: "no probe was answered".to_owned(),
                 good: false,
             },
             RunState::Incomplete => Verdict {

@@ -5,12 +5,13 @@ use std::fmt::Write as _;
 use crate::format::Format;
 use crate::model::RuleInfo;
 
-/// `rules` in `format`: an aligned table (text), the list as JSON, or a Markdown table; `None`
+/// `rules` in `format`: an aligned table (text), the [`RuleList`](crate::RuleList) document (JSON), or a Markdown table; `None`
 /// for SARIF, which has no form for a bare catalogue.
 pub fn render_rule_list(rules: &[RuleInfo], format: Format) -> Option<String> {
     match format {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(rules).unwrap_or_else(|_| "[]".to_owned());
+            let list = crate::document::RuleList::of(rules);
+            let mut s = serde_json::to_string_pretty(&list).unwrap_or_else(|_| "{}".to_owned());
             s.push('\n');
             Some(s)
         }

@@ -213,11 +213,19 @@ fn header(out: &mut String, report: &ProbeReport, opts: &RenderOptions) {
         report.tool.name, report.tool.version, report.target_revision
     );
     let _ = writeln!(out, "{}", paint(&one_line(&title), bold(), opts));
+    let protocol = report
+        .protocol_version
+        .as_ref()
+        .map(|v| format!("{v} (negotiated by the server)"));
     for (label, value) in [
-        ("target   ", &report.target),
-        ("transport", &report.transport),
-        ("started  ", &report.started_at),
-    ] {
+        ("target   ", Some(&report.target)),
+        ("transport", Some(&report.transport)),
+        ("protocol ", protocol.as_ref()),
+        ("started  ", Some(&report.started_at)),
+    ]
+    .into_iter()
+    .filter_map(|(l, v)| Some((l, v?)))
+    {
         let _ = writeln!(
             out,
             "{INDENT}{} {}",

@@ -202,6 +202,7 @@ fn report(
         target: target.into(),
         transport: transport.into(),
         target_revision: "2026-07-28".into(),
+        protocol_version: None,
         started_at: "2026-11-29T12:00:00Z".into(),
         duration_ms: 1234,
         state,

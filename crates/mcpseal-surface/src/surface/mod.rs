@@ -136,6 +136,22 @@ impl Surface {
         self.era
     }
 
+    /// The protocol revision the server agreed to speak: in the legacy era the `protocolVersion`
+    /// its `initialize` result names (a server may negotiate down to `2024-11-05`, which the
+    /// era alone would misreport as 2025-11-25); in the modern era the revision every request
+    /// is sent in (`2026-07-28`) when the server's `supportedVersions` lists it. `None` when
+    /// the server said nothing usable.
+    pub fn negotiated_version(&self) -> Option<&str> {
+        let versions = self.server.seal.get("supportedVersions")?.as_array()?;
+        match self.era {
+            Era::Legacy => versions.first()?.as_str(),
+            Era::Modern => versions
+                .iter()
+                .any(|v| v.as_str() == Some(self.era.as_str()))
+                .then(|| self.era.as_str()),
+        }
+    }
+
     /// `serverInfo.name` when it is a string (for text output; not an identity guarantee).
     pub fn server_name(&self) -> Option<&str> {
         self.server.seal.get("serverInfo")?.get("name")?.as_str()

@@ -455,6 +455,8 @@ pub async fn run(options: &InitOptions) -> Result<InitReport, InitError> {
             lock_wait: crate::lock::default_lock_wait(connect.timeout),
             // Anonymous access is measured only when asked (`mcpseal lock --anonymous`).
             anonymous: None,
+            // The first lock: there is no earlier name to differ from.
+            allow_rename: false,
         };
         let report = crate::lock::run(&target, connect, &lock_options).await?;
         if report.outcome == LockOutcome::Volatile || !report.written {

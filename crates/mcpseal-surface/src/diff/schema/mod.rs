@@ -14,7 +14,8 @@
 //! schema (accept anything). What is not judged, and reported as `unjudged` with its path:
 //! `anyOf`/`oneOf`/`allOf`/`not`, `$ref`/`$defs`/`definitions`, `if`/`then`/`else`, `pattern`,
 //! `format`, `patternProperties`, `dependentRequired`/`dependentSchemas`, `contains`,
-//! `propertyNames`, `unevaluated*`, `default`, `$schema`, extension keys, and
+//! `propertyNames`, `unevaluated*`, `default`, a `$schema` naming another dialect (another
+//! spelling of the same URI is cosmetic), extension keys, and
 //! `additionalProperties` turning to or from `false` (as in mcp-surface: a parameter that used
 //! to be ignored silently is now refused, which makes an existing error visible; not judged).
 //! Descriptions inside a schema are read by the model, as the tool description is: security.
@@ -251,6 +252,7 @@ fn keywords(
                 "documentation only",
                 depth,
             ),
+            "$schema" => dialect(out, &p, bv, av),
             "anyOf" | "oneOf" | "allOf" | "not" => generic(
                 out,
                 ChangeClass::Unjudged,
@@ -300,6 +302,45 @@ fn keywords(
                 depth,
             ),
         }
+    }
+}
+
+/// `$schema`: two spellings of one meta-schema URI (`http` or `https` on json-schema.org, with
+/// or without the empty fragment `#`) are cosmetic. Anything else names another dialect, or
+/// moves between "declared" and "the default": drafts differ in what a schema means (array
+/// `items`, siblings of `$ref`, `dependencies`, `format`), and the keyword judges above read one
+/// dialect, so such a change can change validation in ways they do not see: unjudged, with a
+/// reason saying so (SPEC §9.3).
+fn dialect(out: &mut Out, p: &str, bv: Option<&Value>, av: Option<&Value>) {
+    fn spelling(v: &Value) -> Option<String> {
+        let uri = v.as_str()?.trim_end_matches('#');
+        Some(match uri.strip_prefix("http://json-schema.org/") {
+            Some(rest) => format!("https://json-schema.org/{rest}"),
+            None => uri.to_owned(),
+        })
+    }
+    let same = match (bv.and_then(spelling), av.and_then(spelling)) {
+        (Some(b), Some(a)) => b == a,
+        _ => false,
+    };
+    if same {
+        changed(
+            out,
+            ChangeClass::Cosmetic,
+            p,
+            bv,
+            av,
+            "another spelling of the same meta-schema URI",
+        );
+    } else {
+        changed(
+            out,
+            ChangeClass::Unjudged,
+            p,
+            bv,
+            av,
+            "the schema's dialect changed: drafts differ in what keywords mean, so validation may change in ways the diff engine does not judge",
+        );
     }
 }
 
