@@ -21,7 +21,7 @@
 
 use std::time::Duration;
 
-use mcpseal_client::{Options, Target};
+use mcpseal_client::{Options, PublicClient, Target};
 use mcpseal_publish::block::{Claim, ClaimSource, read_claim};
 use mcpseal_publish::keys::{MCP_SURFACE_KEY, MCPSEAL_KEY};
 use mcpseal_publish::registry::{Entry, EntryRef, version_url};
@@ -35,7 +35,6 @@ use mcpseal_surface::server_info;
 use serde_json::Value;
 use thiserror::Error;
 
-use super::fetch::PublicGet;
 use super::registry::{RegistryReadError, short};
 use super::retry::get_with_retry;
 use crate::snapshot::{SnapshotOptions, TrustedCapture, capture_trusted};
@@ -121,8 +120,8 @@ pub async fn verify(
     if options.package {
         return Err(RegistryVerifyError::Package(PackageCheck::UNAVAILABLE));
     }
-    let client = PublicGet::new(options.timeout, 4 * 1024 * 1024)
-        .map_err(|e| RegistryVerifyError::Registry(RegistryReadError::Client(e)))?;
+    let client = PublicClient::new(options.timeout, 4 * 1024 * 1024)
+        .map_err(|e| RegistryVerifyError::Registry(RegistryReadError::Client(e.to_string())))?;
     let url = version_url(&options.registry, &options.entry);
     let (answer, fetch_attempts) = get_with_retry(
         &client,
