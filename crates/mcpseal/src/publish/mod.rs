@@ -6,6 +6,7 @@
 
 pub mod card;
 mod described;
+pub mod package;
 pub mod registry;
 mod retry;
 pub mod verify;

@@ -1,17 +1,30 @@
 //! Measuring one version: install (cache), plan the sandboxed launch, start it over stdio,
 //! capture fail-closed, read back the isolation the launcher achieved. Every failure is an
 //! [`Outcome`] value; nothing here returns an error or panics on what a package does.
+//!
+//! The one implementation of "install a published version and capture it": `replay` runs it
+//! per version, `registry verify --package` per package entry.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mcpseal_client::{Options, Target};
 use mcpseal_report::replay::{Counts, Outcome};
-use mcpseal_sources::{PublishedVersion, Source, Sources, launch};
+use mcpseal_sources::{LaunchOptions, PublishedVersion, Source, Sources, launch};
 use mcpseal_surface::ListKind;
 use serde_json::Value;
 
-use super::ReplayOptions;
 use crate::SnapshotOptions;
+
+/// How a version is started and how long it is given.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sandboxed<'a> {
+    /// Entry point, arguments, `--env`, isolation and the launcher.
+    pub launch: &'a LaunchOptions,
+    /// Per-request timeout of the capture.
+    pub request_timeout: Duration,
+    /// The whole start + capture (a hung server is killed after it).
+    pub deadline: Duration,
+}
 
 /// Server stderr lines kept in a "did not start" row.
 const STDERR_LINES: usize = 10;
@@ -57,7 +70,7 @@ fn stderr_of(diagnostics: &[String]) -> Vec<String> {
 
 pub(crate) async fn measure(
     sources: &Sources,
-    options: &ReplayOptions,
+    options: &Sandboxed<'_>,
     snapshot: &SnapshotOptions,
     source: &Source,
     version: &PublishedVersion,
@@ -87,7 +100,7 @@ pub(crate) async fn measure(
         }
     };
     let cached = installed.reused;
-    let plan = match launch::plan(&installed, &options.launch) {
+    let plan = match launch::plan(&installed, options.launch) {
         Ok(p) => p,
         Err(e) => {
             return failed(
@@ -119,11 +132,8 @@ pub(crate) async fn measure(
             );
         }
     };
-    let captured = tokio::time::timeout(
-        options.version_deadline,
-        crate::capture_trusted(&conn, snapshot),
-    )
-    .await;
+    let captured =
+        tokio::time::timeout(options.deadline, crate::capture_trusted(&conn, snapshot)).await;
     let diagnostics = conn.diagnostics();
     conn.close().await;
     let isolation = plan.isolation_report().ok().map(|r| r.lines());
@@ -138,7 +148,7 @@ pub(crate) async fn measure(
                 ..failed(
                     outcome_of_failure(format!(
                         "no trustworthy surface within {} s (hung)",
-                        options.version_deadline.as_secs()
+                        options.deadline.as_secs()
                     )),
                     started,
                     cached,

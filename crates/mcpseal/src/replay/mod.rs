@@ -32,7 +32,7 @@
 //! depend on which finished first.
 
 mod judge;
-mod measure;
+pub(crate) mod measure;
 mod witness;
 
 use std::path::PathBuf;
@@ -176,6 +176,12 @@ pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
         ..SnapshotOptions::default()
     };
     let jobs = options.jobs.max(1);
+    let sandboxed = measure::Sandboxed {
+        launch: &options.launch,
+        request_timeout: options.request_timeout,
+        deadline: options.version_deadline,
+    };
+    let sandboxed = &sandboxed;
     let mut measured: Vec<(usize, Measured)> =
         futures_util::stream::iter(list.versions.iter().enumerate())
             .map(|(i, v)| {
@@ -183,7 +189,7 @@ pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
                 async move {
                     (
                         i,
-                        measure::measure(&sources, options, &snapshot, &options.source, v).await,
+                        measure::measure(&sources, sandboxed, &snapshot, &options.source, v).await,
                     )
                 }
             })
