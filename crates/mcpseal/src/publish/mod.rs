@@ -11,6 +11,7 @@ pub mod registry;
 mod retry;
 pub mod verify;
 
+pub(crate) use retry::get_with_retry;
 pub use retry::{MAX_WAIT, retry_after, retryable};
 
 /// Every publishing document's schema: the command reports (`mcpseal_report::publish`) and the
