@@ -417,7 +417,7 @@ pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
     }
     if !rows.iter().any(|r| r.registry.is_some()) {
         not_measured.push(
-            "registry presence: whether an MCP Registry lists each version is not looked up (`--mcp-registry` with `--listed-as NAME`)".into(),
+            "registry presence: whether an MCP Registry lists each version is not looked up".into(),
         );
     }
 
