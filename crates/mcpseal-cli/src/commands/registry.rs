@@ -4,7 +4,7 @@ use mcpseal::publish::package::PackageOptions;
 use mcpseal::publish::registry::{ListOptions, ServerJsonOptions};
 use mcpseal::publish::verify::RegistryVerifyOptions;
 use mcpseal::publishing::registry::EntryRef;
-use mcpseal::sources::{Cache, Config, LaunchOptions, Launcher};
+use mcpseal::sources::{Cache, Config, LaunchOptions};
 use mcpseal_report::publish::registry::StampOutcome;
 use mcpseal_report::publish::{Rendered, render};
 use mcpseal_report::{Format, ToolInfo};
@@ -120,17 +120,8 @@ async fn verify(a: RegistryVerifyArgs) -> Result<Outcome, CliError> {
 }
 
 fn package_options(a: &RegistryVerifyArgs) -> Result<PackageOptions, CliError> {
-    let root = a
-        .cache
-        .clone()
-        .or_else(Cache::default_root)
-        .ok_or_else(|| {
-            CliError::usage("no cache directory could be found").hint("give one with `--cache DIR`")
-        })?;
-    let launcher = Launcher::current_exe().map_err(|e| {
-        CliError::usage(format!("cannot find the running mcpseal executable: {e}"))
-            .hint("run mcpseal from its installed path")
-    })?;
+    let root = super::replay::cache_root(a.cache.as_deref())?;
+    let launcher = super::replay::launcher()?;
     let mut launch = LaunchOptions::new(launcher);
     launch.isolation.network = !a.allow_network;
     Ok(PackageOptions {

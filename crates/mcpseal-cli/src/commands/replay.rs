@@ -185,19 +185,10 @@ fn options_for(a: &ReplayArgs, source: ReplaySource) -> Result<ReplayOptions, Cl
             .map_err(usage)?,
         last: a.last,
     };
-    let root = a
-        .cache
-        .clone()
-        .or_else(Cache::default_root)
-        .ok_or_else(|| {
-            CliError::usage("no cache directory could be found").hint("give one with `--cache DIR`")
-        })?;
+    let root = cache_root(a.cache.as_deref())?;
     let mut config = Config::new(Cache::new(root));
     config.allow_sdist = a.allow_sdist;
-    let launcher = Launcher::current_exe().map_err(|e| {
-        CliError::usage(format!("cannot find the running mcpseal executable: {e}"))
-            .hint("run mcpseal from its installed path")
-    })?;
+    let launcher = launcher()?;
     let mut launch = LaunchOptions::new(launcher);
     launch.bin = a.bin.clone();
     launch.args = a
@@ -278,5 +269,24 @@ pub async fn run(a: ReplayArgs) -> Result<Outcome, CliError> {
             );
             Outcome::NoVerdict
         }
+    })
+}
+
+/// The install cache `replay` and `registry verify --package` share: `--cache DIR`, else the
+/// user's cache directory.
+pub fn cache_root(given: Option<&std::path::Path>) -> Result<PathBuf, CliError> {
+    given
+        .map(std::path::Path::to_path_buf)
+        .or_else(Cache::default_root)
+        .ok_or_else(|| {
+            CliError::usage("no cache directory could be found").hint("give one with `--cache DIR`")
+        })
+}
+
+/// The sandbox launcher: this very executable.
+pub fn launcher() -> Result<Launcher, CliError> {
+    Launcher::current_exe().map_err(|e| {
+        CliError::usage(format!("cannot find the running mcpseal executable: {e}"))
+            .hint("run mcpseal from its installed path")
     })
 }
