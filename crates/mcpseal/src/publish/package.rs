@@ -3,7 +3,7 @@
 //! surface compared with the published fingerprint.
 //!
 //! The install → sandboxed start → fail-closed capture is `replay`'s own
-//! ([`crate::replay::measure`]): one implementation, one cache. A package that is not npm or
+//! (`replay::measure`): one implementation, one cache. A package that is not npm or
 //! PyPI, pins no exact version, does not install or does not start is `unverifiable` with the
 //! reason, never a match; its `packageArguments` and `environmentVariables` are not filled in
 //! (they are the user's to give), which the report says.
