@@ -91,10 +91,17 @@ pub struct RegistryVerifyArgs {
     /// `NAMESPACE/NAME[@VERSION|latest]` (default version: latest).
     #[arg(value_name = "NAME[@VERSION]")]
     pub entry: String,
-    /// Also install the exact published package and compare its stdio surface (not in this
-    /// build yet: exits 2 saying so).
+    /// Also install each published npm/PyPI package at its exact version (install scripts off,
+    /// as `replay` does) and compare its stdio surface, started in the sandbox without network.
     #[arg(long)]
     pub package: bool,
+    /// `--package`: the install cache (default: the user's cache directory, `mcpseal/sources`,
+    /// shared with `replay`).
+    #[arg(long, value_name = "DIR", requires = "package")]
+    pub cache: Option<std::path::PathBuf>,
+    /// `--package`: let the started package reach the network (said in the report).
+    #[arg(long, requires = "package")]
+    pub allow_network: bool,
     /// Most pages read per list.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,

@@ -101,6 +101,15 @@ impl PublicResponse {
         }
         serde_json::from_slice(&self.body).map_err(|e| format!("not JSON: {e}"))
     }
+
+    /// Why there is no usable answer, for messages: the error, else the status.
+    pub fn failure(&self) -> String {
+        match (&self.error, self.status) {
+            (Some(e), _) => e.clone(),
+            (None, Some(s)) => format!("HTTP {s}"),
+            (None, None) => "no answer".into(),
+        }
+    }
 }
 
 /// A client for public GETs. Cheap to clone.
@@ -145,6 +154,17 @@ impl PublicClient {
 
     /// GETs `url` with `Accept: accept` and no other header than the `User-Agent`.
     pub async fn get(&self, url: &str, accept: &str) -> PublicResponse {
+        self.fetch(url, accept, None).await
+    }
+
+    /// Revalidates `url`: the GET of [`PublicClient::get`] plus `If-None-Match: etag` (the
+    /// `ETag` an earlier answer gave), so a server that honours it answers `304 Not Modified`
+    /// with an empty body. Same bounds, same redirect rule, still no user header.
+    pub async fn revalidate(&self, url: &str, accept: &str, etag: &str) -> PublicResponse {
+        self.fetch(url, accept, Some(etag)).await
+    }
+
+    async fn fetch(&self, url: &str, accept: &str, if_none_match: Option<&str>) -> PublicResponse {
         let started = Instant::now();
         let mut out = PublicResponse {
             url: url.to_owned(),
@@ -158,10 +178,11 @@ impl PublicClient {
         };
         let max = self.max_bytes;
         let fetch = async {
-            let mut response = self
-                .client
-                .get(url)
-                .header(reqwest::header::ACCEPT, accept)
+            let mut request = self.client.get(url).header(reqwest::header::ACCEPT, accept);
+            if let Some(tag) = if_none_match {
+                request = request.header(reqwest::header::IF_NONE_MATCH, tag);
+            }
+            let mut response = request
                 .send()
                 .await
                 .map_err(|e| TransportError::network(&e).message)?;

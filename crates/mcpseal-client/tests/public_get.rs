@@ -93,6 +93,37 @@ async fn a_public_get_sends_only_accept_and_a_user_agent_and_keeps_cache_headers
 }
 
 #[tokio::test]
+async fn a_revalidation_sends_if_none_match_and_reads_a_304() {
+    with_deadline(async {
+        let (base, seen) = serve(vec![
+            reply(
+                "200 OK",
+                &["etag: \"v7\"", "content-type: application/json"],
+                "{}",
+            ),
+            reply("304 Not Modified", &["etag: \"v7\""], ""),
+        ]);
+        let url = format!("{base}/.well-known/mcp/server-card");
+        let first = client().get(&url, "application/json").await;
+        let tag = first.etag().expect("an etag").to_owned();
+        let again = client().revalidate(&url, "application/json", &tag).await;
+        assert_eq!(again.status, Some(304), "{again:?}");
+        assert!(again.body.is_empty() && again.error.is_none(), "{again:?}");
+        assert_eq!(again.failure(), "HTTP 304");
+        let seen = seen.join().expect("server");
+        let plain = seen[0].to_ascii_lowercase();
+        let conditional = seen[1].to_ascii_lowercase();
+        assert!(!plain.contains("if-none-match"), "{plain}");
+        assert!(
+            conditional.contains("if-none-match: \"v7\""),
+            "{conditional}"
+        );
+        assert!(!conditional.contains("authorization"), "{conditional}");
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn same_origin_redirects_are_followed_and_other_origins_are_reported() {
     with_deadline(async {
         let (base, seen) = serve(vec![

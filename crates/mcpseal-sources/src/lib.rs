@@ -58,6 +58,7 @@ pub use install::{Installed, Runtime};
 pub use launch::{LaunchOptions, LaunchPlan};
 pub use published::{
     Artifact, DistFile, Excluded, Exclusion, PublishedVersion, Status, VersionList, VersionQuery,
+    select,
 };
 pub use sandbox::{
     FilesystemIsolation, Isolation, IsolationReport, Launcher, NetworkIsolation, run_launcher,

@@ -278,8 +278,9 @@ fn in_range(range: &semver::VersionReq, v: &Version, include_prereleases: bool) 
     false
 }
 
-/// Orders and filters `all` by `query` (the one implementation every source uses).
-pub(crate) fn select(
+/// Orders and filters `all` by `query` (the one implementation every source uses, and the
+/// facade's `registry:` replay over the versions a registry lists).
+pub fn select(
     source: Source,
     origin: String,
     all: Vec<PublishedVersion>,

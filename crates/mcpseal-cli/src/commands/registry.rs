@@ -1,8 +1,10 @@
 //! `mcpseal registry stamp|check|verify|list`: parse, one facade call, render, exit code.
 
+use mcpseal::publish::package::PackageOptions;
 use mcpseal::publish::registry::{ListOptions, ServerJsonOptions};
 use mcpseal::publish::verify::RegistryVerifyOptions;
 use mcpseal::publishing::registry::EntryRef;
+use mcpseal::sources::{Cache, Config, LaunchOptions};
 use mcpseal_report::publish::registry::StampOutcome;
 use mcpseal_report::publish::{Rendered, render};
 use mcpseal_report::{Format, ToolInfo};
@@ -98,7 +100,11 @@ async fn verify(a: RegistryVerifyArgs) -> Result<Outcome, CliError> {
         wait: settings::parse_duration(&a.access.wait)?,
         timeout: settings::parse_duration(&a.access.timeout)?,
         page_cap: a.page_cap.max(1),
-        package: a.package,
+        package: if a.package {
+            Some(package_options(&a)?)
+        } else {
+            None
+        },
     };
     let report = mcpseal::publish::verify::verify(&options).await?;
     emit(&report, a.format, &a.output)?;
@@ -114,6 +120,18 @@ async fn verify(a: RegistryVerifyArgs) -> Result<Outcome, CliError> {
             "error: the entry is not served as published\nhint: the failing checks name what differs",
         );
         Outcome::Found
+    })
+}
+
+fn package_options(a: &RegistryVerifyArgs) -> Result<PackageOptions, CliError> {
+    let root = super::replay::cache_root(a.cache.as_deref())?;
+    let launcher = super::replay::launcher()?;
+    let mut launch = LaunchOptions::new(launcher);
+    launch.isolation.network = !a.allow_network;
+    Ok(PackageOptions {
+        config: Config::new(Cache::new(root)),
+        launch,
+        deadline: std::time::Duration::from_secs(300),
     })
 }
 

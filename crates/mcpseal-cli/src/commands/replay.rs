@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use mcpseal::replay::{ReplayOptions, out_files, replay};
+use mcpseal::publishing::keys::OFFICIAL_REGISTRY;
+use mcpseal::replay::{RegistryLookup, ReplayOptions, ReplaySource, out_files, replay};
 use mcpseal::sources::{Cache, Config, LaunchOptions, Launcher, Source, VersionQuery};
 use mcpseal_client::{Target, tokenize};
 use mcpseal_report::replay::{ReplayVerdict, render_json, render_markdown, render_text};
@@ -26,8 +27,9 @@ pub enum ReplayFormat {
 /// `mcpseal replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// `npm:PKG`, `pypi:PKG` or `git:PATH_OR_URL`. npm and PyPI use the configured registry
-    /// (`npm config get registry`, `PIP_INDEX_URL`) unless `--registry` names one.
+    /// `npm:PKG`, `pypi:PKG`, `git:PATH_OR_URL` or `registry:NAME` (the versions an MCP
+    /// Registry lists, each pinned to its npm/PyPI package). npm and PyPI use the configured
+    /// registry (`npm config get registry`, `PIP_INDEX_URL`) unless `--registry` names one.
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// Only versions in this semver range (`>=1.2, <2`).
@@ -45,9 +47,18 @@ pub struct ReplayArgs {
     /// Replay yanked PyPI versions too.
     #[arg(long)]
     pub include_yanked: bool,
-    /// The npm registry or PyPI simple index (`…/simple/`) to read and install from.
+    /// The npm registry or PyPI simple index (`…/simple/`) to read and install from; for
+    /// `registry:NAME`, the MCP Registry's base URL without `/v0.1` (default the official one).
     #[arg(long, value_name = "URL")]
     pub registry: Option<String>,
+    /// npm/PyPI sources: the MCP Registry (base URL without `/v0.1`) whose listing of
+    /// `--listed-as` gives each row's registry presence (default the official one).
+    #[arg(long, value_name = "URL", requires = "listed_as")]
+    pub mcp_registry: Option<String>,
+    /// npm/PyPI sources: the MCP Registry server name whose versions pin this package
+    /// (`io.github.me/weather`); each row then says whether the registry lists that version.
+    #[arg(long, value_name = "NAME")]
+    pub listed_as: Option<String>,
     /// The entry point to start when a package has several (npm `bin`, console script).
     #[arg(long, value_name = "NAME")]
     pub bin: Option<String>,
@@ -112,6 +123,24 @@ fn options(a: &ReplayArgs) -> Result<ReplayOptions, CliError> {
         let hint = e.hint();
         CliError::usage(e.to_string()).hint(hint)
     };
+    let lookup = |name: &str, base: Option<&str>| -> Result<RegistryLookup, CliError> {
+        if !name.contains('/') || name.starts_with('/') || name.ends_with('/') {
+            return Err(
+                CliError::usage(format!("`{name}` is not an MCP Registry server name"))
+                    .hint("names look like `io.github.me/weather`"),
+            );
+        }
+        Ok(RegistryLookup {
+            base: base.unwrap_or(OFFICIAL_REGISTRY).to_owned(),
+            name: name.to_owned(),
+            timeout: std::time::Duration::from_secs(30),
+            attempts: 3,
+        })
+    };
+    if let Some(name) = a.source.strip_prefix("registry:") {
+        let registry = lookup(name.trim(), a.registry.as_deref())?;
+        return options_for(a, ReplaySource::Registry(registry));
+    }
     let mut source = Source::parse(&a.source).map_err(usage)?;
     match &mut source {
         Source::Npm(p) => p.registry = a.registry.clone(),
@@ -126,6 +155,19 @@ fn options(a: &ReplayArgs) -> Result<ReplayOptions, CliError> {
             g.run = a.run.as_deref().map(|r| words(r, "--run")).transpose()?;
         }
     }
+    let mut o = options_for(a, ReplaySource::Package(source))?;
+    if let Some(name) = &a.listed_as {
+        o.presence = Some(lookup(name, a.mcp_registry.as_deref())?);
+    }
+    Ok(o)
+}
+
+/// The options every source shares (versions, cache, launch, judging, live).
+fn options_for(a: &ReplayArgs, source: ReplaySource) -> Result<ReplayOptions, CliError> {
+    let usage = |e: mcpseal::sources::SourceError| {
+        let hint = e.hint();
+        CliError::usage(e.to_string()).hint(hint)
+    };
     let query = VersionQuery {
         include_prereleases: a.include_prereleases,
         include_yanked: a.include_yanked,
@@ -143,19 +185,10 @@ fn options(a: &ReplayArgs) -> Result<ReplayOptions, CliError> {
             .map_err(usage)?,
         last: a.last,
     };
-    let root = a
-        .cache
-        .clone()
-        .or_else(Cache::default_root)
-        .ok_or_else(|| {
-            CliError::usage("no cache directory could be found").hint("give one with `--cache DIR`")
-        })?;
+    let root = cache_root(a.cache.as_deref())?;
     let mut config = Config::new(Cache::new(root));
     config.allow_sdist = a.allow_sdist;
-    let launcher = Launcher::current_exe().map_err(|e| {
-        CliError::usage(format!("cannot find the running mcpseal executable: {e}"))
-            .hint("run mcpseal from its installed path")
-    })?;
+    let launcher = launcher()?;
     let mut launch = LaunchOptions::new(launcher);
     launch.bin = a.bin.clone();
     launch.args = a
@@ -172,7 +205,7 @@ fn options(a: &ReplayArgs) -> Result<ReplayOptions, CliError> {
         launch.env.push((k.to_owned(), v.to_owned()));
     }
     launch.isolation.network = !a.allow_network;
-    let mut o = ReplayOptions::new(source, config, launch);
+    let mut o = ReplayOptions::of(source, config, launch);
     o.query = query;
     if let Some(j) = a.jobs {
         o.jobs = j.max(1);
@@ -236,5 +269,24 @@ pub async fn run(a: ReplayArgs) -> Result<Outcome, CliError> {
             );
             Outcome::NoVerdict
         }
+    })
+}
+
+/// The install cache `replay` and `registry verify --package` share: `--cache DIR`, else the
+/// user's cache directory.
+pub fn cache_root(given: Option<&std::path::Path>) -> Result<PathBuf, CliError> {
+    given
+        .map(std::path::Path::to_path_buf)
+        .or_else(Cache::default_root)
+        .ok_or_else(|| {
+            CliError::usage("no cache directory could be found").hint("give one with `--cache DIR`")
+        })
+}
+
+/// The sandbox launcher: this very executable.
+pub fn launcher() -> Result<Launcher, CliError> {
+    Launcher::current_exe().map_err(|e| {
+        CliError::usage(format!("cannot find the running mcpseal executable: {e}"))
+            .hint("run mcpseal from its installed path")
     })
 }

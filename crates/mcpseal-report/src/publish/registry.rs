@@ -186,6 +186,40 @@ pub struct RemoteReport {
     pub checks: Vec<Check>,
 }
 
+/// One published package of the entry, installed at its exact version and captured over
+/// stdio (`registry verify --package`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageReport {
+    /// `registryType` (`npm`, `pypi`, …).
+    pub registry_type: String,
+    /// `identifier`.
+    pub identifier: String,
+    /// The exact version the entry pins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// `match`: its stdio surface has the published fingerprint; `mismatch`: it does not;
+    /// `unverifiable`: not installed, not started, or not a package mcpseal installs.
+    pub verdict: RemoteVerdict,
+    /// Why it could not be verified (the installer's or the server's last words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The era the package's surface was captured in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub era: Option<String>,
+    /// The package's hash (same form and exclusions as the block).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_sha256: Option<String>,
+    /// The version the started package reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_version: Option<String>,
+    /// How the package ran: network and filesystem isolation the sandbox achieved.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub isolation: Vec<String>,
+    /// The checks of this package.
+    pub checks: Vec<Check>,
+}
+
 /// The report of `mcpseal registry verify`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -200,7 +234,7 @@ pub struct RegistryVerifyReport {
     /// Every verifiable remote matches and at least one was verified (exit 0); `false` with
     /// [`RegistryVerifyReport::verified`] true is a mismatch (exit 1).
     pub matches: bool,
-    /// At least one remote was verified (`false`: exit 2).
+    /// At least one remote (or, with `--package`, package) was verified (`false`: exit 2).
     pub verified: bool,
     /// The registry's base URL.
     pub registry: String,
@@ -214,6 +248,9 @@ pub struct RegistryVerifyReport {
     pub checks: Vec<Check>,
     /// Each remote.
     pub remotes: Vec<RemoteReport>,
+    /// With `--package`: each published package, installed and captured over stdio.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub packages: Vec<PackageReport>,
     /// Registry fetch attempts used.
     pub fetch_attempts: u32,
     /// Surface attempts used (`--attempts`, for a deploy in progress).

@@ -30,6 +30,11 @@ pub trait Rendered: Serialize {
     fn details(&self) -> String;
     /// Every check, in order.
     fn checks(&self) -> Vec<&Check>;
+    /// A Markdown table of what was compared, one row each (matches too), before the
+    /// findings; empty when the document has none.
+    fn rows_markdown(&self) -> String {
+        String::new()
+    }
 }
 
 fn state_word(s: CheckState) -> &'static str {
@@ -73,9 +78,10 @@ pub fn render<D: Rendered>(doc: &D, format: Format, tool: &ToolInfo) -> String {
             out
         }
         Format::Markdown => format!(
-            "## mcpseal {}\n\n{}\n\n{}",
+            "## mcpseal {}\n\n{}\n\n{}{}",
             doc.command(),
             doc.verdict(),
+            doc.rows_markdown(),
             render_findings_markdown(&findings)
         ),
         Format::Sarif => {
@@ -241,16 +247,31 @@ impl Rendered for RegistryVerifyReport {
         );
         check_lines(&mut out, &self.checks.iter().collect::<Vec<_>>(), "");
         for r in &self.remotes {
-            let verdict = match r.verdict {
-                RemoteVerdict::Match => "match",
-                RemoteVerdict::Mismatch => "MISMATCH",
-                RemoteVerdict::Unverifiable => "unverifiable",
-            };
-            let _ = writeln!(out, "remote    {} ({}) {verdict}", r.url, r.transport);
+            let _ = writeln!(
+                out,
+                "remote    {} ({}) {}",
+                r.url,
+                r.transport,
+                verdict_word(r.verdict)
+            );
             if let Some(reason) = &r.reason {
                 let _ = writeln!(out, "          {reason}");
             }
             check_lines(&mut out, &r.checks.iter().collect::<Vec<_>>(), "          ");
+        }
+        for p in &self.packages {
+            let _ = writeln!(
+                out,
+                "package   {}:{}@{} {}",
+                p.registry_type,
+                p.identifier,
+                p.version.as_deref().unwrap_or("?"),
+                verdict_word(p.verdict)
+            );
+            if let Some(reason) = &p.reason {
+                let _ = writeln!(out, "          {reason}");
+            }
+            check_lines(&mut out, &p.checks.iter().collect::<Vec<_>>(), "          ");
         }
         out
     }
@@ -258,7 +279,53 @@ impl Rendered for RegistryVerifyReport {
         self.checks
             .iter()
             .chain(self.remotes.iter().flat_map(|r| r.checks.iter()))
+            .chain(self.packages.iter().flat_map(|p| p.checks.iter()))
             .collect()
+    }
+    fn rows_markdown(&self) -> String {
+        let mut out = String::from(
+            "| compared | what | verdict | live sha256 |\n| --- | --- | --- | --- |\n",
+        );
+        let cell = |s: &str| s.replace('|', "\\|");
+        for r in &self.remotes {
+            let _ = writeln!(
+                out,
+                "| remote | {} ({}) | {} | {} |",
+                cell(&r.url),
+                cell(&r.transport),
+                verdict_word(r.verdict),
+                r.live_sha256
+                    .as_deref()
+                    .or(r.reason.as_deref())
+                    .map(cell)
+                    .unwrap_or_default()
+            );
+        }
+        for p in &self.packages {
+            let _ = writeln!(
+                out,
+                "| package | {}:{}@{} | {} | {} |",
+                cell(&p.registry_type),
+                cell(&p.identifier),
+                cell(p.version.as_deref().unwrap_or("?")),
+                verdict_word(p.verdict),
+                p.live_sha256
+                    .as_deref()
+                    .or(p.reason.as_deref())
+                    .map(cell)
+                    .unwrap_or_default()
+            );
+        }
+        out.push('\n');
+        out
+    }
+}
+
+fn verdict_word(v: RemoteVerdict) -> &'static str {
+    match v {
+        RemoteVerdict::Match => "match",
+        RemoteVerdict::Mismatch => "MISMATCH",
+        RemoteVerdict::Unverifiable => "unverifiable",
     }
 }
 

@@ -285,6 +285,25 @@ pub struct VersionRow {
     pub changes: Vec<RowChange>,
     /// The comparison's verdict.
     pub verdict: RowVerdict,
+    /// `registry:` sources: the package version this server.json version pins and that was
+    /// installed (`npm:PKG@VER`, `pypi:PKG==VER`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    /// Whether the MCP Registry lists this version, when a registry was asked (`registry:`
+    /// sources, or `--mcp-registry` with `--listed-as`); absent when not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry: Option<RegistryPresence>,
+}
+
+/// Whether an MCP Registry lists a version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RegistryPresence {
+    /// Listed (a server.json version pins it).
+    pub listed: bool,
+    /// The entry's registry status (`active`, `deprecated`, `deleted`) when listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
 }
 
 impl VersionRow {

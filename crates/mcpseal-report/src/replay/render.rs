@@ -100,6 +100,17 @@ fn date(row: &VersionRow) -> &str {
         .unwrap_or("-")
 }
 
+fn presence_cell(row: &VersionRow) -> String {
+    match &row.registry {
+        None => "-".into(),
+        Some(p) if !p.listed => "not listed".into(),
+        Some(p) => match p.status.as_deref() {
+            Some(s) if s != "active" => format!("listed ({s})"),
+            _ => "listed".into(),
+        },
+    }
+}
+
 fn withdrawn(row: &VersionRow) -> &'static str {
     match row.withdrawal {
         Withdrawal::Current => "",
@@ -124,6 +135,22 @@ pub fn render_text(r: &ReplayReport) -> String {
             outcome_short(row),
             withdrawn(row)
         );
+        if row.package.is_some() || row.registry.is_some() {
+            let _ = writeln!(
+                out,
+                "  {:<14} {}{}",
+                "",
+                row.package
+                    .as_deref()
+                    .map(|p| format!("package {p}; "))
+                    .unwrap_or_default(),
+                if row.registry.is_some() {
+                    format!("registry: {}", presence_cell(row))
+                } else {
+                    String::new()
+                }
+            );
+        }
         let c = changed(row);
         if !c.is_empty() {
             let _ = writeln!(out, "  {:<14} {c}", "");
@@ -171,11 +198,18 @@ pub fn render_markdown(r: &ReplayReport, timings: &[Timing]) -> String {
     let _ = writeln!(out, "## mcpseal replay `{}`\n", r.source);
     let _ = writeln!(out, "{}\n", verdict_line(r));
     let _ = writeln!(out, "Versions from <{}>, form `{}`.\n", r.origin, r.form);
+    // The registry column only when presence is known (the table stays as it was otherwise).
+    let presence = r.rows.iter().any(|row| row.registry.is_some());
+    let (head, rule) = if presence {
+        (" registry |", "---|")
+    } else {
+        ("", "")
+    };
     let _ = writeln!(
         out,
-        "| version | published | fingerprint | tools | resources | templates | prompts | what changed | verdict |"
+        "| version | published |{head} fingerprint | tools | resources | templates | prompts | what changed | verdict |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|{rule}---|---|---|---|---|---|---|");
     for row in &r.rows {
         let n = |v: Option<usize>| v.map_or("-".to_owned(), |n| n.to_string());
         let (fp, c) = match &row.outcome {
@@ -188,9 +222,14 @@ pub fn render_markdown(r: &ReplayReport, timings: &[Timing]) -> String {
             Outcome::Captured { .. } => changed(row),
             _ => outcome_short(row),
         };
+        let listed = if presence {
+            format!(" {} |", presence_cell(row))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {}{} | {} |{listed} {} | {} | {} | {} | {} | {} | {} |",
             cell(&row.version),
             withdrawn(row),
             date(row),
@@ -302,6 +341,8 @@ mod tests {
             required_bump: None,
             changes: vec![],
             verdict: RowVerdict::NotJudged,
+            package: None,
+            registry: None,
         };
         let r = report(vec![row], ReplayVerdict::NothingCaptured);
         let text = render_text(&r);

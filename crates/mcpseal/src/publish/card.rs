@@ -22,10 +22,10 @@ use mcpseal_surface::{Form, Surface, server_info};
 use serde_json::{Value, json};
 use thiserror::Error;
 
-use super::fetch::{Fetched, PublicGet};
 use super::registry::ServerJsonWorkflowError;
 use crate::lock::{WorkflowError, read_lock};
 use crate::snapshot::{SnapshotOptions, TrustedCapture, capture_trusted};
+use mcpseal_client::{PublicClient, PublicResponse};
 
 /// Which card to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -155,7 +155,7 @@ struct Candidate {
     place: Place,
     url: String,
     doc: Value,
-    fetched: Option<Fetched>,
+    fetched: Option<PublicResponse>,
 }
 
 /// `mcpseal card check` (see the module docs).
@@ -167,16 +167,16 @@ pub async fn check(options: &CardCheckOptions) -> Result<CardCheckReport, CardCh
     if !(url.starts_with("http://") || url.starts_with("https://")) || origin(&url).is_none() {
         return Err(CardCheckError::BadUrl(url));
     }
-    let client = PublicGet::new(
+    let client = PublicClient::new(
         options.connect.timeout,
         options.connect.limits.max_metadata_bytes,
     )
-    .map_err(CardCheckError::Client)?;
+    .map_err(|e| CardCheckError::Client(e.to_string()))?;
     let mut probed = Vec::new();
     let mut candidates = Vec::new();
     let mut catalog_checks = Vec::new();
     for (place, at) in places(&url) {
-        let f = client.get(&at, place.accept(), None).await;
+        let f = client.get(&at, place.accept()).await;
         probed.push(Probed {
             place: place.as_str().into(),
             url: at.clone(),
@@ -233,9 +233,7 @@ pub async fn check(options: &CardCheckOptions) -> Result<CardCheckReport, CardCh
                         }),
                         CatalogEntry::Url { url: card_url, .. } => {
                             // Header-free, whatever the origin: nothing of the user's goes along.
-                            let cf = client
-                                .get(&card_url, Place::CatalogEntry.accept(), None)
-                                .await;
+                            let cf = client.get(&card_url, Place::CatalogEntry.accept()).await;
                             probed.push(Probed {
                                 place: Place::CatalogEntry.as_str().into(),
                                 url: card_url.clone(),
@@ -405,7 +403,7 @@ fn judged(c: Check) -> Judged {
     (c, ())
 }
 
-async fn http_checks(client: &PublicGet, place: Place, f: &Fetched) -> Vec<Judged> {
+async fn http_checks(client: &PublicClient, place: Place, f: &PublicResponse) -> Vec<Judged> {
     let mut out = Vec::new();
     let media = f.header("content-type").unwrap_or("").to_owned();
     let essence = media
@@ -474,7 +472,7 @@ async fn http_checks(client: &PublicGet, place: Place, f: &Fetched) -> Vec<Judge
                 format!("ETag: {tag}"),
                 "an ETag (SHOULD)",
             )));
-            let again = client.get(&f.url, place.accept(), Some(tag)).await;
+            let again = client.revalidate(&f.url, place.accept(), tag).await;
             out.push(judged(Check::new(
                 "card/revalidation",
                 if again.status == Some(304) {

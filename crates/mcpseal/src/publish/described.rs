@@ -65,7 +65,6 @@ impl RegistryVerifyError {
             RegistryVerifyError::NotFound(_) | RegistryVerifyError::Claim { .. } => {
                 ErrorKind::BadInput
             }
-            RegistryVerifyError::Package(_) => ErrorKind::Usage,
         }
     }
 }

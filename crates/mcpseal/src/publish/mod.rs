@@ -1,15 +1,17 @@
 //! Publishing workflows: `registry stamp|check|verify|list` ([`registry`], [`verify`]) and
 //! `card emit|check` ([`card`]). The pure rules are in `mcpseal-publish`; the documents and
-//! renderers in `mcpseal_report::publish`. Fetches of public documents go through
-//! [`fetch`] (no user header, ever), registry retries through `retry`.
+//! renderers in `mcpseal_report::publish`. Fetches of public documents go through the
+//! client's [`mcpseal_client::PublicClient`] (no user header, ever), registry retries through
+//! `retry`.
 
 pub mod card;
 mod described;
-pub mod fetch;
+pub mod package;
 pub mod registry;
 mod retry;
 pub mod verify;
 
+pub(crate) use retry::get_with_retry;
 pub use retry::{MAX_WAIT, retry_after, retryable};
 
 /// Every publishing document's schema: the command reports (`mcpseal_report::publish`) and the

@@ -21,9 +21,9 @@ use mcpseal_surface::lock::LockFile;
 use serde_json::Value;
 use thiserror::Error;
 
-use super::fetch::PublicGet;
 use super::retry::get_with_retry;
 use crate::lock::{WorkflowError, read_lock};
+use mcpseal_client::PublicClient;
 
 /// The default `server.json`, in the working directory.
 pub const DEFAULT_SERVER_JSON: &str = "server.json";
@@ -403,8 +403,8 @@ pub struct ListOptions {
 /// # Errors
 /// [`RegistryReadError`].
 pub async fn list(options: &ListOptions) -> Result<RegistryListReport, RegistryReadError> {
-    let client =
-        PublicGet::new(options.timeout, 16 * 1024 * 1024).map_err(RegistryReadError::Client)?;
+    let client = PublicClient::new(options.timeout, 16 * 1024 * 1024)
+        .map_err(|e| RegistryReadError::Client(e.to_string()))?;
     let mut cursor: Option<String> = None;
     let mut servers = Vec::new();
     let mut pages = 0;

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::fetch::{Fetched, PublicGet};
+use mcpseal_client::{PublicClient, PublicResponse};
 
 /// The longest single wait, whatever `Retry-After` says.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
@@ -15,7 +15,7 @@ pub fn retryable(status: Option<u16>) -> bool {
 }
 
 /// The wait a `Retry-After` header asks for (delta-seconds or an HTTP date).
-pub fn retry_after(f: &Fetched) -> Option<Duration> {
+pub fn retry_after(f: &PublicResponse) -> Option<Duration> {
     let v = f.header("retry-after")?.trim();
     if let Ok(secs) = v.parse::<u64>() {
         return Some(Duration::from_secs(secs));
@@ -30,17 +30,17 @@ pub fn retry_after(f: &Fetched) -> Option<Duration> {
 /// GETs `url` up to `attempts` times (see the module docs); returns the last answer and the
 /// number of attempts used. `wait` is the first backoff step (doubled each time).
 pub async fn get_with_retry(
-    client: &PublicGet,
+    client: &PublicClient,
     url: &str,
     accept: &str,
     attempts: u32,
     wait: Duration,
-) -> (Fetched, u32) {
+) -> (PublicResponse, u32) {
     let attempts = attempts.max(1);
     let mut step = wait;
     let mut n = 1;
     loop {
-        let answer = client.get(url, accept, None).await;
+        let answer = client.get(url, accept).await;
         if n >= attempts || !retryable(answer.status) {
             return (answer, n);
         }
@@ -54,12 +54,17 @@ pub async fn get_with_retry(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcpseal_client::Header;
 
-    fn with(header: &str) -> Fetched {
-        Fetched {
+    fn with(header: &str) -> PublicResponse {
+        PublicResponse {
             url: String::new(),
+            final_url: String::new(),
             status: Some(503),
-            headers: vec![("retry-after".into(), header.into())],
+            headers: vec![Header {
+                name: "Retry-After".into(),
+                value: header.into(),
+            }],
             body: Vec::new(),
             redirect: None,
             error: None,

@@ -16,12 +16,15 @@
 //! The published anonymous answers are re-measured by the anonymous-access measurement
 //! ([`crate::anonymous::measure`]: each probe alone, no credential) and compared method by
 //! method ([`remeasure_anonymous`]); a measurement without an answer leaves the remote
-//! unverifiable, never a match. `--package` (install the published package and compare its stdio surface) lands with the
-//! `mcpseal-sources` crate: [`PackageCheck`] is where it plugs in.
+//! unverifiable, never a match. With `--package`, each npm/PyPI package of the entry is also
+//! installed at its exact version and its stdio surface compared ([`super::package`]).
+//!
+//! Verdict: `verified` when at least one remote or package was compared; `matches` when, on
+//! top, no check failed and nothing compared is a mismatch.
 
 use std::time::Duration;
 
-use mcpseal_client::{Options, Target};
+use mcpseal_client::{Options, PublicClient, Target};
 use mcpseal_publish::block::{Claim, ClaimSource, read_claim};
 use mcpseal_publish::keys::{MCP_SURFACE_KEY, MCPSEAL_KEY};
 use mcpseal_publish::registry::{Entry, EntryRef, version_url};
@@ -35,7 +38,7 @@ use mcpseal_surface::server_info;
 use serde_json::Value;
 use thiserror::Error;
 
-use super::fetch::PublicGet;
+use super::package::{PackageOptions, verify_packages};
 use super::registry::{RegistryReadError, short};
 use super::retry::get_with_retry;
 use crate::snapshot::{SnapshotOptions, TrustedCapture, capture_trusted};
@@ -55,8 +58,8 @@ pub struct RegistryVerifyOptions {
     pub timeout: Duration,
     /// Most pages per list.
     pub page_cap: usize,
-    /// `--package`: not available yet (see [`PackageCheck`]).
-    pub package: bool,
+    /// `--package`: also install and capture each published package.
+    pub package: Option<PackageOptions>,
 }
 
 /// Why `registry verify` has no verdict (exit 2). A claim that does not hold is a report,
@@ -79,9 +82,6 @@ pub enum RegistryVerifyError {
         #[source]
         source: mcpseal_publish::ClaimError,
     },
-    /// `--package` asked before the sources crate landed.
-    #[error("`--package` is not available in this build: {0}")]
-    Package(&'static str),
 }
 
 impl RegistryVerifyError {
@@ -95,20 +95,8 @@ impl RegistryVerifyError {
             RegistryVerifyError::Claim { .. } => {
                 "the publisher must stamp `server.json` before publishing (`mcpseal registry stamp`); a registry version cannot be re-published"
             }
-            RegistryVerifyError::Package(_) => "verify the remotes without `--package`",
         }
     }
-}
-
-/// The seam of `--package`: installing the exact published package version (npm/PyPI, install
-/// scripts off) and comparing its stdio surface, through `mcpseal-sources`.
-#[derive(Debug, Clone, Copy)]
-pub struct PackageCheck;
-
-impl PackageCheck {
-    /// Why it cannot run yet.
-    pub const UNAVAILABLE: &'static str =
-        "installing published packages lands with the mcpseal-sources crate";
 }
 
 /// `mcpseal registry verify` (see the module docs).
@@ -118,11 +106,8 @@ impl PackageCheck {
 pub async fn verify(
     options: &RegistryVerifyOptions,
 ) -> Result<RegistryVerifyReport, RegistryVerifyError> {
-    if options.package {
-        return Err(RegistryVerifyError::Package(PackageCheck::UNAVAILABLE));
-    }
-    let client = PublicGet::new(options.timeout, 4 * 1024 * 1024)
-        .map_err(|e| RegistryVerifyError::Registry(RegistryReadError::Client(e)))?;
+    let client = PublicClient::new(options.timeout, 4 * 1024 * 1024)
+        .map_err(|e| RegistryVerifyError::Registry(RegistryReadError::Client(e.to_string())))?;
     let url = version_url(&options.registry, &options.entry);
     let (answer, fetch_attempts) = get_with_retry(
         &client,
@@ -208,12 +193,21 @@ pub async fn verify(
         attempts_used = attempts_used.max(n);
         reports.push(report);
     }
-    let verified = reports
-        .iter()
-        .any(|r| r.verdict != RemoteVerdict::Unverifiable);
-    let matches = verified
-        && !any_failed(&checks)
-        && reports.iter().all(|r| r.verdict != RemoteVerdict::Mismatch);
+    let packages = match &options.package {
+        Some(p) => {
+            verify_packages(p, options.timeout, options.page_cap, &entry.server, &claim).await
+        }
+        None => Vec::new(),
+    };
+    let verdicts = || {
+        reports
+            .iter()
+            .map(|r| r.verdict)
+            .chain(packages.iter().map(|p| p.verdict))
+    };
+    let verified = verdicts().any(|v| v != RemoteVerdict::Unverifiable);
+    let matches =
+        verified && !any_failed(&checks) && verdicts().all(|v| v != RemoteVerdict::Mismatch);
     Ok(RegistryVerifyReport {
         schema_version: 1,
         matches,
@@ -255,6 +249,7 @@ pub async fn verify(
         },
         checks,
         remotes: reports,
+        packages,
         fetch_attempts,
         attempts: attempts_used,
     })

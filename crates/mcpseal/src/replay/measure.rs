@@ -1,18 +1,31 @@
 //! Measuring one version: install (cache), plan the sandboxed launch, start it over stdio,
 //! capture fail-closed, read back the isolation the launcher achieved. Every failure is an
 //! [`Outcome`] value; nothing here returns an error or panics on what a package does.
+//!
+//! The one implementation of "install a published version and capture it": `replay` runs it
+//! per version, `registry verify --package` per package entry.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mcpseal_client::{Options, Target};
 use mcpseal_report::replay::{Counts, Outcome};
-use mcpseal_sources::{PublishedVersion, Source, Sources, launch};
+use mcpseal_sources::{LaunchOptions, PublishedVersion, Source, Sources, launch};
 use mcpseal_surface::ListKind;
 use serde_json::Value;
 
-use super::ReplayOptions;
 use crate::SnapshotOptions;
+
+/// How a version is started and how long it is given.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sandboxed<'a> {
+    /// Entry point, arguments, `--env`, isolation and the launcher.
+    pub launch: &'a LaunchOptions,
+    /// Per-request timeout of the capture.
+    pub request_timeout: Duration,
+    /// The whole start + capture (a hung server is killed after it).
+    pub deadline: Duration,
+}
 
 /// Server stderr lines kept in a "did not start" row.
 const STDERR_LINES: usize = 10;
@@ -60,6 +73,8 @@ fn stderr_of(diagnostics: &[String]) -> Vec<String> {
 /// that say which version is in which stage.
 #[derive(Debug)]
 pub(crate) struct Tally {
+    /// The job the steps belong to (`replay`, `registry verify`).
+    pub job: &'static str,
     /// Versions measured so far (measurements run concurrently).
     pub done: AtomicUsize,
     /// Versions to measure.
@@ -70,7 +85,7 @@ impl Tally {
     /// `stage` (`installing`, `starting`, `capturing`) of `package@version` starts.
     fn step(&self, stage: &str, package: &str, version: &str) {
         crate::progress::emit(crate::progress::Event::Step {
-            job: "replay",
+            job: self.job,
             done: self.done.load(Ordering::Relaxed),
             total: self.total,
             item: format!("{stage} {package}@{version}"),
@@ -80,7 +95,7 @@ impl Tally {
 
 pub(crate) async fn measure(
     sources: &Sources,
-    options: &ReplayOptions,
+    options: &Sandboxed<'_>,
     snapshot: &SnapshotOptions,
     source: &Source,
     version: &PublishedVersion,
@@ -94,7 +109,7 @@ pub(crate) async fn measure(
 
 async fn measure_one(
     sources: &Sources,
-    options: &ReplayOptions,
+    options: &Sandboxed<'_>,
     snapshot: &SnapshotOptions,
     source: &Source,
     version: &PublishedVersion,
@@ -127,7 +142,7 @@ async fn measure_one(
         }
     };
     let cached = installed.reused;
-    let plan = match launch::plan(&installed, &options.launch) {
+    let plan = match launch::plan(&installed, options.launch) {
         Ok(p) => p,
         Err(e) => {
             return failed(
@@ -161,11 +176,8 @@ async fn measure_one(
         }
     };
     tally.step("capturing", &package, &version.version);
-    let captured = tokio::time::timeout(
-        options.version_deadline,
-        crate::capture_trusted(&conn, snapshot),
-    )
-    .await;
+    let captured =
+        tokio::time::timeout(options.deadline, crate::capture_trusted(&conn, snapshot)).await;
     let diagnostics = conn.diagnostics();
     conn.close().await;
     let isolation = plan.isolation_report().ok().map(|r| r.lines());
@@ -180,7 +192,7 @@ async fn measure_one(
                 ..failed(
                     outcome_of_failure(format!(
                         "no trustworthy surface within {} s (hung)",
-                        options.version_deadline.as_secs()
+                        options.deadline.as_secs()
                     )),
                     started,
                     cached,

@@ -32,8 +32,11 @@
 //! depend on which finished first.
 
 mod judge;
-mod measure;
+pub(crate) mod measure;
+mod registry;
 mod witness;
+
+pub use registry::RegistryLookup;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -47,6 +50,7 @@ use mcpseal_report::replay::{
 };
 use mcpseal_sources::{
     Config, LaunchOptions, PublishedVersion, Source, SourceError, Sources, Status, VersionQuery,
+    select,
 };
 use mcpseal_surface::Form;
 use mcpseal_surface::lock::Version;
@@ -56,12 +60,25 @@ use thiserror::Error;
 use crate::SnapshotOptions;
 use judge::Judged;
 use measure::Measured;
+use registry::Planned;
+
+/// Where the versions come from.
+#[derive(Debug, Clone)]
+pub enum ReplaySource {
+    /// An npm package, a PyPI project or a git repository.
+    Package(Source),
+    /// `registry:NAME`: the versions an MCP Registry lists, each pinned to its package.
+    Registry(RegistryLookup),
+}
 
 /// How to replay.
 #[derive(Debug, Clone)]
 pub struct ReplayOptions {
-    /// The package or repository.
-    pub source: Source,
+    /// The package, repository or registry entry.
+    pub source: ReplaySource,
+    /// For a package source: the MCP Registry entry whose listing gives each row's registry
+    /// presence (`registry:` sources always have it).
+    pub presence: Option<RegistryLookup>,
     /// Which versions.
     pub query: VersionQuery,
     /// Cache, registries, tools, `allow_sdist`.
@@ -85,8 +102,14 @@ pub struct ReplayOptions {
 impl ReplayOptions {
     /// Defaults: every kept version, 2 jobs, `zero_major`, 30 s per request, 5 min per version.
     pub fn new(source: Source, config: Config, launch: LaunchOptions) -> ReplayOptions {
+        ReplayOptions::of(ReplaySource::Package(source), config, launch)
+    }
+
+    /// [`ReplayOptions::new`] for any [`ReplaySource`] (`registry:NAME` too).
+    pub fn of(source: ReplaySource, config: Config, launch: LaunchOptions) -> ReplayOptions {
         ReplayOptions {
             source,
+            presence: None,
             query: VersionQuery::default(),
             config,
             launch,
@@ -116,6 +139,14 @@ pub enum ReplayError {
     /// The versions could not be listed.
     #[error("{0}")]
     Source(#[from] SourceError),
+    /// The MCP Registry could not be read.
+    #[error("cannot read the MCP Registry at {url}: {reason}")]
+    Registry {
+        /// The URL asked.
+        url: String,
+        /// Why.
+        reason: String,
+    },
     /// The source lists no version that passes the filters.
     #[error("{package} has no version to replay ({excluded} left out by the filters)")]
     NoVersions {
@@ -131,6 +162,9 @@ impl ReplayError {
     pub fn hint(&self) -> &'static str {
         match self {
             ReplayError::Source(e) => e.hint(),
+            ReplayError::Registry { .. } => {
+                "check `--registry URL` (the base, without `/v0.1`) and the server name; `mcpseal registry list --search TEXT` shows what it has"
+            }
             ReplayError::NoVersions { .. } => {
                 "widen `--versions`, drop `--since`, or add `--include-prereleases` / `--include-yanked`"
             }
@@ -164,15 +198,59 @@ fn now_seconds() -> String {
 /// wrong with one version is a row of the report instead.
 pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
     let sources = Arc::new(Sources::new(options.config.clone())?);
-    crate::progress::waiting(format!(
-        "listing the published versions of {}",
-        options.source.id()
-    ));
-    let list = sources.versions(&options.source, &options.query).await?;
-    if list.versions.is_empty() {
+    let source_label = match &options.source {
+        ReplaySource::Package(source) => source.id(),
+        ReplaySource::Registry(lookup) => format!("registry:{}", lookup.name),
+    };
+    crate::progress::waiting(format!("listing the published versions of {source_label}"));
+    let (source_id, origin, planned, excluded_list) = match &options.source {
+        ReplaySource::Package(source) => {
+            let list = sources.versions(source, &options.query).await?;
+            let entries = match &options.presence {
+                Some(lookup) => Some(registry::listing(lookup).await?),
+                None => None,
+            };
+            let planned: Vec<Planned> = list
+                .versions
+                .iter()
+                .map(|v| Planned {
+                    row: v.clone(),
+                    install: Ok((source.clone(), v.clone())),
+                    package: None,
+                    presence: entries
+                        .as_deref()
+                        .map(|e| registry::presence_for(source, e, &v.version)),
+                })
+                .collect();
+            (source.id(), list.origin, planned, list.excluded)
+        }
+        ReplaySource::Registry(lookup) => {
+            let entries = registry::listing(lookup).await?;
+            // The registry's own name stands in as the list's source: only its order and
+            // filters are used here.
+            let list = select(
+                Source::Npm(mcpseal_sources::NpmPackage::new(lookup.name.clone())),
+                lookup.base.clone(),
+                registry::rows(&entries),
+                Vec::new(),
+                &options.query,
+            );
+            let mut planned = Vec::new();
+            for row in list.versions {
+                planned.push(registry::plan(&sources, &entries, row).await);
+            }
+            (
+                format!("registry:{}", lookup.name),
+                lookup.base.clone(),
+                planned,
+                list.excluded,
+            )
+        }
+    };
+    if planned.is_empty() {
         return Err(ReplayError::NoVersions {
-            package: options.source.id(),
-            excluded: list.excluded.len(),
+            package: source_id,
+            excluded: excluded_list.len(),
         });
     }
     let snapshot = SnapshotOptions {
@@ -181,20 +259,35 @@ pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
     };
     let jobs = options.jobs.max(1);
     let tally = measure::Tally {
+        job: "replay",
         done: std::sync::atomic::AtomicUsize::new(0),
-        total: list.versions.len(),
+        total: planned.len(),
     };
     let tally = &tally;
+    let sandboxed = measure::Sandboxed {
+        launch: &options.launch,
+        request_timeout: options.request_timeout,
+        deadline: options.version_deadline,
+    };
+    let sandboxed = &sandboxed;
     let mut measured: Vec<(usize, Measured)> =
-        futures_util::stream::iter(list.versions.iter().enumerate())
-            .map(|(i, v)| {
+        futures_util::stream::iter(planned.iter().enumerate())
+            .map(|(i, p)| {
                 let sources = Arc::clone(&sources);
                 async move {
-                    (
-                        i,
-                        measure::measure(&sources, options, &snapshot, &options.source, v, tally)
-                            .await,
-                    )
+                    let m = match &p.install {
+                        Ok((source, v)) => {
+                            measure::measure(&sources, sandboxed, &snapshot, source, v, tally).await
+                        }
+                        Err(outcome) => Measured {
+                            outcome: outcome.clone(),
+                            canonical: None,
+                            isolation: None,
+                            seconds: 0.0,
+                            cached: false,
+                        },
+                    };
+                    (i, m)
                 }
             })
             .buffer_unordered(jobs)
@@ -210,7 +303,8 @@ pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
     // The previous captured version: (version, parsed, reported, canonical surface).
     let mut prev: Option<(String, Version, Option<String>, Value)> = None;
     let mut captured_sha: Vec<(String, String)> = Vec::new();
-    for ((_, m), v) in measured.into_iter().zip(&list.versions) {
+    for ((_, m), p) in measured.into_iter().zip(&planned) {
+        let v = &p.row;
         timings.push(Timing {
             version: v.version.clone(),
             seconds: m.seconds,
@@ -233,6 +327,8 @@ pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
             required_bump: None,
             changes: Vec::new(),
             verdict: RowVerdict::NotJudged,
+            package: p.package.clone(),
+            registry: p.presence.clone(),
         };
         let (Some(canonical), Some(parsed)) = (m.canonical, v.semver()) else {
             rows.push(row);
@@ -330,9 +426,11 @@ pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
             not_measured.push(format!("{l}: versions ran with less isolation than asked"));
         }
     }
-    not_measured.push(
-        "registry presence: whether an MCP Registry lists each version is not looked up".into(),
-    );
+    if !rows.iter().any(|r| r.registry.is_some()) {
+        not_measured.push(
+            "registry presence: whether an MCP Registry lists each version is not looked up".into(),
+        );
+    }
 
     let live = match &options.live {
         Some((target, connect)) => {
@@ -347,8 +445,7 @@ pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
     } else {
         ReplayVerdict::Violations
     };
-    let excluded = list
-        .excluded
+    let excluded = excluded_list
         .iter()
         .map(|e| {
             let value = serde_json::to_value(&e.exclusion).unwrap_or(Value::Null);
@@ -372,8 +469,8 @@ pub async fn replay(options: &ReplayOptions) -> Result<ReplayRun, ReplayError> {
             schema_version: REPLAY_SCHEMA_VERSION,
             tool_version: options.tool_version.clone(),
             generated_at: now_seconds(),
-            source: list.source.id(),
-            origin: list.origin.clone(),
+            source: source_id,
+            origin,
             form: Form::McpSeal1.as_str().to_owned(),
             rules: RuleSettings {
                 zero_major: options.zero_major,
