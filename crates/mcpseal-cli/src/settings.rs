@@ -173,9 +173,11 @@ pub fn rule_options(args: &RuleArgs) -> RuleOptions {
     }
 }
 
-/// The anonymous measurement's options, `--anonymous-call NAME=JSON` parsed.
+/// The anonymous measurement's options, `--anonymous-call NAME=JSON` parsed; `required` is
+/// `--anonymous` (an unmeasurable target is then an error).
 pub fn anonymous_options(
     args: &AnonymousArgs,
+    required: bool,
 ) -> Result<mcpseal::anonymous::AnonymousOptions, CliError> {
     let call = match &args.anonymous_call {
         None => None,
@@ -192,9 +194,15 @@ pub fn anonymous_options(
             Some((name.to_owned(), args))
         }
     };
+    if let Some(bad) = args.routes.iter().find(|r| !r.starts_with('/')) {
+        return Err(CliError::usage(format!("`--route {bad}` is not a path"))
+            .hint("give a path on the target's origin that starts with `/`: `--route /admin/mcp`"));
+    }
     Ok(mcpseal::anonymous::AnonymousOptions {
         call,
         env_unset: args.anonymous_env_unset.clone(),
+        required,
+        routes: args.routes.clone(),
     })
 }
 

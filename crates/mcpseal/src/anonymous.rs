@@ -7,6 +7,9 @@
 //! kept. The probes:
 //!
 //! * `server/discover` (2026-07-28) or `initialize` (2025-11-25), and `ping`;
+//! * `subscriptions/listen` (2026-07-28, when the capture advertises a `listChanged` to ask
+//!   for): the acknowledgement that opens the stream is the answer (a working listen never
+//!   responds); the stream is closed right after it (over stdio, `notifications/cancelled`);
 //! * the four lists, first page;
 //! * `resources/read` of the first resource the credentialed capture saw, `prompts/get` of
 //!   the first prompt with its required arguments filled with empty strings;
@@ -27,9 +30,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcpseal_client::{
-    Connection, Era, Exchange, Options, Request, Target, client_info, looks_secret,
+    Connection, Era, Exchange, Options, Request, Target, Wait, client_info, looks_secret,
 };
-use mcpseal_protocol::method;
+use mcpseal_protocol::{jsonrpc, method};
 use mcpseal_report::ErrorKind;
 use mcpseal_surface::ListKind;
 use mcpseal_surface::lock::anonymous::{Answer, Answers, Configs, DEFAULT_CONFIG, LockAnonymous};
@@ -44,6 +47,9 @@ pub const ATTEMPTS_ON_429: u32 = 4;
 /// The longest wait between two attempts, whatever `Retry-After` says.
 pub const MAX_WAIT: Duration = Duration::from_secs(10);
 
+/// The pause before each anonymous HTTP request.
+pub const PACE: Duration = Duration::from_millis(20);
+
 /// The tool name used when the user names none: it cannot exist, so nothing runs.
 pub const IMPOSSIBLE_TOOL: &str = "mcpseal-anonymous-probe/no-such-tool";
 
@@ -56,12 +62,26 @@ pub struct AnonymousOptions {
     /// `--anonymous-env-unset NAME`: for a stdio server, the variables that are its
     /// credential; it is started without them (inherited or given with `--env`).
     pub env_unset: Vec<String>,
+    /// `--anonymous`: the user asked for the measurement, so a target that cannot be
+    /// measured (stdio without an env configuration) is an error, not a silent skip. Without
+    /// it the measurement is the default for every target [`measurable`] says yes to.
+    pub required: bool,
+    /// `--route PATH` (HTTP): more paths on the target's origin to measure (e.g. `/mcp/admin`
+    /// beside `/mcp`), each its own route key under the default configuration; the target's
+    /// own route is always measured and is the one `answers` shows.
+    pub routes: Vec<String>,
 }
 
 /// Whether `conn`'s target can be measured with `options`: HTTP always, stdio only with an
 /// environment configuration (`--anonymous-env-unset`).
 pub fn measurable(conn: &Connection, options: &AnonymousOptions) -> bool {
     matches!(conn.target(), Target::Http { .. }) || !options.env_unset.is_empty()
+}
+
+/// Whether `snapshot` and `lock` measure: asked for (`--anonymous`, an unmeasurable target is
+/// then an error from [`measure`]) or [`measurable`] (on by default for HTTP, issue 13).
+pub fn wanted(conn: &Connection, options: &AnonymousOptions) -> bool {
+    options.required || measurable(conn, options)
 }
 
 /// Why the measurement has no verdict (exit 2).
@@ -123,6 +143,42 @@ pub fn route_of(url: &str) -> String {
     format!("POST {path}")
 }
 
+impl AnonymousOptions {
+    /// These options, with the routes of `locked`'s default configuration added when none was
+    /// given (`--route`): `check`, `verify` and a re-`lock` measure what the lock recorded,
+    /// not only the target's own route.
+    pub fn with_locked_routes(&self, locked: Option<&LockAnonymous>) -> AnonymousOptions {
+        let mut out = self.clone();
+        if out.routes.is_empty()
+            && let Some(routes) = locked.and_then(|l| l.configs.get(DEFAULT_CONFIG))
+        {
+            out.routes = routes
+                .keys()
+                .filter_map(|r| r.strip_prefix("POST "))
+                .map(str::to_owned)
+                .collect();
+        }
+        out
+    }
+}
+
+/// `url` with its path (and query) replaced by `path` (which starts with `/`): the same
+/// origin, another route.
+pub fn url_with_path(url: &str, path: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let origin_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let path = if path.starts_with('/') {
+        path.to_owned()
+    } else {
+        format!("/{path}")
+    };
+    if scheme.is_empty() {
+        format!("{}{path}", &rest[..origin_end])
+    } else {
+        format!("{scheme}://{}{path}", &rest[..origin_end])
+    }
+}
+
 /// The options of `conn` without any credential header (see the module docs).
 fn stripped(conn: &Connection) -> Options {
     let mut options = conn.options().clone();
@@ -153,6 +209,15 @@ fn probes(
     out.push((method::PING, None));
     for kind in ListKind::ALL {
         out.push((kind.method(), None));
+    }
+    if era == Era::Modern {
+        let filter = listen_filter(captured);
+        if !filter.is_empty() {
+            out.push((
+                method::SUBSCRIPTIONS_LISTEN,
+                Some(json!({"notifications": filter})),
+            ));
+        }
     }
     let first = |kind| {
         captured
@@ -197,6 +262,55 @@ fn probes(
     out
 }
 
+/// The `subscriptions/listen` filter: every list change the credentialed capture's
+/// capabilities advertise. Empty when none is (then the probe is not sent: a server without
+/// `listChanged` has nothing to acknowledge, and may rightly never answer).
+fn listen_filter(captured: &TrustedCapture) -> Map<String, Value> {
+    let surface = captured.surface.canonical_value(mcpseal_surface::Form::McpSeal1);
+    let mut filter = Map::new();
+    for (cap, field) in [
+        ("tools", "toolsListChanged"),
+        ("prompts", "promptsListChanged"),
+        ("resources", "resourcesListChanged"),
+    ] {
+        if surface.pointer(&format!("/server/capabilities/{cap}/listChanged"))
+            == Some(&Value::Bool(true))
+        {
+            filter.insert(field.into(), Value::Bool(true));
+        }
+    }
+    filter
+}
+
+/// The probe as a request of `era`; a listen waits for its acknowledgement too.
+fn request_of(era: Era, method: &str, params: Option<Value>) -> Request {
+    let request = match era {
+        Era::Modern => Request::modern(method, params),
+        Era::Legacy => Request::legacy(method, params),
+    };
+    if method == method::SUBSCRIPTIONS_LISTEN {
+        request.wait(Wait::ResponseOrAcknowledgement)
+    } else {
+        request
+    }
+}
+
+/// Whether the exchange was answered: a `result`, or for a listen the acknowledgement of
+/// this very request (its subscription id is the request's id).
+fn answered(x: &Exchange) -> bool {
+    x.result().is_some() || acknowledged(x)
+}
+
+/// Whether a listen's acknowledgement arrived (and no response: the stream is open).
+fn acknowledged(x: &Exchange) -> bool {
+    let id = x.request.get("id");
+    id.is_some()
+        && x
+            .notifications
+            .iter()
+            .any(|n| jsonrpc::acknowledged_subscription(n) == id)
+}
+
 /// How long a 429 asks to wait (seconds form of `Retry-After`), else the backoff step.
 fn wait_after(x: &Exchange, attempt: u32) -> Duration {
     let asked = x
@@ -215,20 +329,24 @@ async fn measure_one(
     method: &str,
     params: Option<Value>,
 ) -> Result<Answer, MeasureError> {
+    // The retries of one probe give up once `--timeout` is spent waiting: a server that keeps
+    // saying 429 is unmeasurable, not "refused".
+    let deadline = tokio::time::Instant::now() + options.timeout;
     for attempt in 0..ATTEMPTS_ON_429 {
         // A fresh connection per request: no session, no handshake, no state carried over.
         let conn = Connection::open(target, options.clone())
             .await
             .map_err(|e| MeasureError::Open(e.to_string()))?;
-        let request = match era {
-            Era::Modern => Request::modern(method, params.clone()),
-            Era::Legacy => Request::legacy(method, params.clone()),
-        };
-        let x = conn.send(request).await;
+        let x = conn.send(request_of(era, method, params.clone())).await;
+        // Closing the connection also ends an acknowledged listen stream.
         conn.close().await;
         if x.http_status == Some(429) {
             if attempt + 1 < ATTEMPTS_ON_429 {
-                tokio::time::sleep(wait_after(&x, attempt)).await;
+                let wait = wait_after(&x, attempt);
+                if tokio::time::Instant::now() + wait > deadline {
+                    break;
+                }
+                tokio::time::sleep(wait).await;
             }
             continue;
         }
@@ -245,6 +363,7 @@ async fn measure_one(
         // evidence either way.
         if status == 200
             && !x.is_answered()
+            && !acknowledged(&x)
             && let Some(e) = &x.transport_error
         {
             return Err(MeasureError::NoAnswer {
@@ -253,7 +372,7 @@ async fn measure_one(
             });
         }
         return Ok(Answer {
-            answers: status == 200 && x.result().is_some(),
+            answers: status == 200 && answered(&x),
             status,
             code: x.error_code(),
         });
@@ -281,13 +400,26 @@ pub async fn measure(
     let route = route_of(url);
     let stripped = stripped(conn);
     let era = captured.surface.era();
-    let mut answers = Answers::new();
-    for (method, params) in probes(captured, options) {
-        let a = measure_one(&target, &stripped, era, method, params).await?;
-        answers.insert(method.to_owned(), a);
+    let mut urls = vec![url.clone()];
+    for path in &options.routes {
+        let other = url_with_path(url, path);
+        if !urls.contains(&other) {
+            urls.push(other);
+        }
     }
     let mut routes = BTreeMap::new();
-    routes.insert(route.clone(), answers);
+    for url in urls {
+        let target = Target::Http { url: url.clone() };
+        let mut answers = Answers::new();
+        for (method, params) in probes(captured, options) {
+            // Paced: one request at a time, a short pause between them, so a measurement
+            // never looks like a burst to a rate limiter.
+            tokio::time::sleep(PACE).await;
+            let a = measure_one(&target, &stripped, era, method, params).await?;
+            answers.insert(method.to_owned(), a);
+        }
+        routes.insert(route_of(&url), answers);
+    }
     let mut configs = Configs::new();
     configs.insert(DEFAULT_CONFIG.to_owned(), routes);
     Ok(LockAnonymous::new(configs, DEFAULT_CONFIG, &route))
@@ -314,11 +446,7 @@ async fn measure_stdio(
     let mut answers = Answers::new();
     let mut failure = None;
     for (method, params) in probes(captured, options) {
-        let request = match era {
-            Era::Modern => Request::modern(method, params),
-            Era::Legacy => Request::legacy(method, params),
-        };
-        let x = anon.send(request).await;
+        let x = anon.send(request_of(era, method, params)).await;
         if let Some(e) = &x.transport_error {
             failure = Some(MeasureError::NoAnswer {
                 method: method.to_owned(),
@@ -330,10 +458,19 @@ async fn measure_stdio(
             anon.send(Request::legacy(method::NOTIFICATION_INITIALIZED, None).notification())
                 .await;
         }
+        if acknowledged(&x) && x.response.is_none() {
+            // The stream stays open on stdio until the client cancels it.
+            let id = x.request.get("id").cloned().unwrap_or(Value::Null);
+            anon.send(
+                Request::modern(method::NOTIFICATION_CANCELLED, Some(json!({"requestId": id})))
+                    .notification(),
+            )
+            .await;
+        }
         answers.insert(
             method.to_owned(),
             Answer {
-                answers: x.result().is_some(),
+                answers: answered(&x),
                 status: 0,
                 code: x.error_code(),
             },
@@ -359,5 +496,21 @@ mod tests {
         assert_eq!(route_of("http://127.0.0.1:8080/mcp"), "POST /mcp");
         assert_eq!(route_of("https://x.example/a/b?k=v#f"), "POST /a/b");
         assert_eq!(route_of("https://x.example"), "POST /");
+    }
+
+    #[test]
+    fn another_route_keeps_the_origin() {
+        assert_eq!(
+            url_with_path("http://127.0.0.1:8080/mcp?x=1", "/admin/mcp"),
+            "http://127.0.0.1:8080/admin/mcp"
+        );
+        assert_eq!(
+            url_with_path("https://x.example", "v2"),
+            "https://x.example/v2"
+        );
+        assert_eq!(
+            route_of(&url_with_path("https://u:p@x.example:9/a", "/b")),
+            "POST /b"
+        );
     }
 }

@@ -243,8 +243,9 @@ pub struct LockOptions {
     /// How long to wait for another run writing the same lock file
     /// ([`crate::writer_lock`]); [`default_lock_wait`] is a good value.
     pub lock_wait: Duration,
-    /// `--anonymous`: measure anonymous access and lock it (`None`: the lock's section, if
-    /// any, is kept as it is).
+    /// How to measure anonymous access and lock it: on by default for HTTP, for stdio with an
+    /// env configuration ([`crate::anonymous::wanted`]). `None` (`--no-anonymous`): not
+    /// measured, the lock's section (if any) is kept as it is, and the report says so.
     pub anonymous: Option<AnonymousOptions>,
 }
 
@@ -320,6 +321,7 @@ where
         accepted_from: None,
         refusal: None,
         anonymous: None,
+        anonymous_skipped: false,
         diff: DiffDocument::default(),
         warnings: mcpseal_report::contradiction_warnings(&first.surface),
     };
@@ -340,9 +342,13 @@ where
         None => None,
     };
     let measured = match &options.anonymous {
-        Some(a) => Some(crate::anonymous::measure(conn, &first, a).await?),
-        None => None,
+        Some(a) if crate::anonymous::wanted(conn, a) => {
+            let a = a.with_locked_routes(locked_anonymous.as_ref());
+            Some(crate::anonymous::measure(conn, &first, &a).await?)
+        }
+        _ => None,
     };
+    report.anonymous_skipped = options.anonymous.is_none();
     report.anonymous.clone_from(&measured);
     let decision = match &existing {
         None => LockDecision::Create,

@@ -296,7 +296,8 @@ pub async fn snapshot_with_anonymous(
 }
 
 /// `mcpseal snapshot`: opens `target`, captures and fingerprints its surface (and with
-/// `anonymous`, measures anonymous access), closes, and when `save_capture` names a file,
+/// `anonymous`, measures anonymous access when [`crate::anonymous::wanted`]; `None` is
+/// `--no-anonymous`, recorded as `anonymousSkipped`), closes, and when `save_capture` names a file,
 /// writes the raw capture there (atomically, pretty JSON) before returning the document.
 ///
 /// # Errors
@@ -310,8 +311,10 @@ pub async fn run(
 ) -> Result<Snapshot, SnapshotRunError> {
     let conn = crate::connect::open(target, connect).await?;
     let result = match anonymous {
-        Some(a) => snapshot_with_anonymous(&conn, options, a).await,
-        None => snapshot(&conn, options)
+        Some(a) if crate::anonymous::wanted(&conn, a) => {
+            snapshot_with_anonymous(&conn, options, a).await
+        }
+        _ => snapshot(&conn, options)
             .await
             .map_err(SnapshotRunError::from),
     };
@@ -322,6 +325,8 @@ pub async fn run(
         }
         other => other,
     })?;
+    let mut snapshot = snapshot;
+    snapshot.anonymous_skipped = anonymous.is_none();
     if let Some(path) = save_capture {
         let mut doc = serde_json::to_string_pretty(&raw).map_err(|e| SnapshotRunError::Write {
             path: path.to_owned(),

@@ -56,10 +56,14 @@ pub struct Snapshot {
     /// there is nothing to say.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// The anonymous-access measurement (`snapshot --anonymous`), in the lock's shape
-    /// (`sha256`, `answers`, `configs`); absent without the flag.
+    /// The anonymous-access measurement, in the lock's shape (`sha256`, `answers`,
+    /// `configs`): on by default for HTTP, for stdio with an env configuration; absent when
+    /// not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anonymous: Option<mcpseal_surface::lock::LockAnonymous>,
+    /// `true` when `--no-anonymous` skipped the measurement; absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub anonymous_skipped: bool,
 }
 
 impl Snapshot {
@@ -86,6 +90,7 @@ impl Snapshot {
                 .collect(),
             warnings: contradiction_warnings(surface),
             anonymous: None,
+            anonymous_skipped: false,
         }
     }
 }

@@ -34,6 +34,9 @@ pub fn anonymous_table(a: &LockAnonymous) -> String {
     out
 }
 
+/// The line of a `lock` or `snapshot` that `--no-anonymous` kept from measuring.
+pub const SKIPPED_LINE: &str = "anonymous  not measured (`--no-anonymous`)\n";
+
 /// What happened to the lock's anonymous section, as one text line (empty when it has none).
 pub fn anonymous_line(a: Option<AnonymousCheck>) -> &'static str {
     match a {

@@ -56,6 +56,9 @@ pub fn render_snapshot(s: &Snapshot, format: DocFormat, color: bool) -> String {
     if let Some(a) = &s.anonymous {
         out.push_str(&super::anonymous::anonymous_table(a));
     }
+    if s.anonymous_skipped {
+        out.push_str(super::anonymous::SKIPPED_LINE);
+    }
     out
 }
 
