@@ -72,6 +72,19 @@ pub struct AnonymousArgs {
     /// repeatable), recorded as its own route (`POST /admin/mcp`) beside the target's own.
     #[arg(long = "route", value_name = "PATH")]
     pub routes: Vec<String>,
+    /// Also measure anonymous access under this named configuration (repeatable; e.g.
+    /// `key-set`), recorded as `configs.NAME` beside `default`; give its headers and
+    /// environment with `--anonymous-config-header` / `--anonymous-config-env`.
+    #[arg(long = "anonymous-config", value_name = "NAME")]
+    pub configs: Vec<String>,
+    /// HTTP: `NAME=Header: value`, a header the probes of configuration NAME carry
+    /// (repeatable; the value is never shown).
+    #[arg(long = "anonymous-config-header", value_name = "NAME=HEADER")]
+    pub config_headers: Vec<String>,
+    /// stdio: `NAME=VAR=value`, a variable set in the server's environment for configuration
+    /// NAME (repeatable; the value is never shown).
+    #[arg(long = "anonymous-config-env", value_name = "NAME=VAR=VALUE")]
+    pub config_env: Vec<String>,
 }
 
 /// `mcpseal lock`.

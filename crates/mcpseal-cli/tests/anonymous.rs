@@ -394,7 +394,10 @@ fn snapshot_shows_the_anonymous_table_and_refuses_lists_it_cannot_read() {
         skipped.stdout
     );
     assert_eq!(skipped.json()["anonymousSkipped"], true);
-    let skipped_text = w.run(&["snapshot", "--no-anonymous", "--header", &b, &fx.url], None);
+    let skipped_text = w.run(
+        &["snapshot", "--no-anonymous", "--header", &b, &fx.url],
+        None,
+    );
     assert!(
         skipped_text
             .stdout
@@ -467,7 +470,11 @@ fn a_stdio_lock_without_an_env_configuration_measures_nothing_by_default() {
     assert!(anonymous_of_lock(&w).is_null());
     // With the env configuration it measures without --anonymous.
     let w = Work::new();
-    let measured = stdio_run(&w, &["lock", "--server-version", "1.0.0"], &["server/discover"]);
+    let measured = stdio_run(
+        &w,
+        &["lock", "--server-version", "1.0.0"],
+        &["server/discover"],
+    );
     assert_eq!(measured.code, 0, "{}{}", measured.stdout, measured.stderr);
     assert_eq!(
         anonymous_of_lock(&w)["configs"]["default"]["stdio"]["tools/list"]["answers"],
@@ -527,15 +534,27 @@ fn every_route_is_measured_on_its_own() {
     ]);
     let out = run(
         &w,
-        &["lock", "--route", "/public/mcp", "--server-version", "1.0.0"],
+        &[
+            "lock",
+            "--route",
+            "/public/mcp",
+            "--server-version",
+            "1.0.0",
+        ],
         &fx.url,
     );
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     let a = anonymous_of_lock(&w);
     let routes = &a["configs"]["default"];
     assert_eq!(routes["POST /mcp"]["tools/list"]["answers"], false, "{a}");
-    assert_eq!(routes["POST /public/mcp"]["tools/list"]["answers"], true, "{a}");
-    assert_eq!(a["answers"], routes["POST /mcp"], "answers is the target's own route");
+    assert_eq!(
+        routes["POST /public/mcp"]["tools/list"]["answers"], true,
+        "{a}"
+    );
+    assert_eq!(
+        a["answers"], routes["POST /mcp"],
+        "answers is the target's own route"
+    );
     no_token_in_lock(&w);
     // Unchanged: quiet, without repeating --route (check re-measures the lock's routes).
     let same = run(&w, &["check", "--server-version", "1.0.0"], &fx.url);
@@ -557,7 +576,154 @@ fn every_route_is_measured_on_its_own() {
     let text = doc["diff"]["changes"].to_string();
     assert!(text.contains("POST /public/mcp"), "{doc}");
     // A route that is not a path is a usage error.
-    let bad = run(&w, &["check", "--route", "public", "--server-version", "1.0.0"], &fx.url);
+    let bad = run(
+        &w,
+        &["check", "--route", "public", "--server-version", "1.0.0"],
+        &fx.url,
+    );
     assert_eq!(bad.code, 2, "{}{}", bad.stdout, bad.stderr);
     assert!(bad.stderr.contains("hint:"), "{}", bad.stderr);
+}
+
+#[test]
+fn named_configurations_are_measured_each_on_their_own() {
+    let w = Work::new();
+    let set = format!("key-set=MCPSEAL_TEST_KEY={KEY_VALUE}");
+    let configs = [
+        "--anonymous-config",
+        "key-set",
+        "--anonymous-config-env",
+        set.as_str(),
+    ];
+    let mut lock = vec!["lock", "--server-version", "1.0.0"];
+    lock.extend_from_slice(&configs);
+    let out = stdio_run(&w, &lock, &["server/discover"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let a = anonymous_of_lock(&w);
+    // default: the server started without the key refuses the lists; key-set: the server
+    // started with it serves them to a client that sends nothing.
+    assert_eq!(
+        a["configs"]["default"]["stdio"]["tools/list"]["answers"], false,
+        "{a}"
+    );
+    assert_eq!(
+        a["configs"]["key-set"]["stdio"]["tools/list"]["answers"], true,
+        "{a}"
+    );
+    assert_eq!(a["answers"], a["configs"]["default"]["stdio"]);
+    let env = format!("MCPSEAL_TEST_KEY={KEY_VALUE}");
+    let mut text_lock = vec![
+        "lock",
+        "--server-version",
+        "1.0.0",
+        "--env",
+        env.as_str(),
+        "--anonymous-env-unset",
+        "MCPSEAL_TEST_KEY",
+    ];
+    text_lock.extend_from_slice(&configs);
+    let text = w.run(
+        &text_lock,
+        Some(&[
+            "--server-version",
+            "1.0.0",
+            "--require-env",
+            "MCPSEAL_TEST_KEY",
+            "--env-open-method",
+            "server/discover",
+        ]),
+    );
+    assert_eq!(text.code, 0, "{}{}", text.stdout, text.stderr);
+    assert!(!text.stdout.contains(KEY_VALUE) && !text.stderr.contains(KEY_VALUE));
+    assert!(
+        text.stdout.contains("anonymous access (stdio):\n")
+            && text
+                .stdout
+                .contains("anonymous access (stdio, config key-set):\n"),
+        "{}",
+        text.stdout
+    );
+    let lock_text = String::from_utf8_lossy(&w.lock_bytes()).into_owned();
+    assert!(
+        !lock_text.contains(KEY_VALUE),
+        "the configuration's value is in the lock"
+    );
+
+    let mut check = vec!["check", "--server-version", "1.0.0"];
+    check.extend_from_slice(&configs);
+    let same = stdio_run(&w, &check, &["server/discover"]);
+    assert_eq!(same.code, 0, "{}{}", same.stdout, same.stderr);
+    assert_eq!(same.json()["anonymous"], "same");
+    // Without the configuration check cannot re-measure it: exit 2 naming it, never a
+    // silent "same" or a dropped configuration.
+    let missing = stdio_run(
+        &w,
+        &["check", "--server-version", "1.0.0"],
+        &["server/discover"],
+    );
+    assert_eq!(missing.code, 2, "{}{}", missing.stdout, missing.stderr);
+    assert!(missing.stderr.contains("`key-set`"), "{}", missing.stderr);
+    assert!(missing.stderr.contains("hint:"), "{}", missing.stderr);
+    // A value for an undeclared configuration is a usage error that does not echo the value.
+    let undeclared = stdio_run(
+        &w,
+        &["check", "--anonymous-config-env", set.as_str()],
+        &["server/discover"],
+    );
+    assert_eq!(
+        undeclared.code, 2,
+        "{}{}",
+        undeclared.stdout, undeclared.stderr
+    );
+    assert!(
+        undeclared.stderr.contains("key-set"),
+        "{}",
+        undeclared.stderr
+    );
+}
+
+#[test]
+fn an_http_configuration_sends_its_headers_and_never_the_credential() {
+    let w = Work::new();
+    let fx = fixture(&w, "1.0.0", &["server/discover", "tools/list"], "a.log");
+    let out = run(
+        &w,
+        &[
+            "lock",
+            "--server-version",
+            "1.0.0",
+            "--anonymous-config",
+            "with-cookie",
+            "--anonymous-config-header",
+            "with-cookie=Cookie: session=stranger",
+        ],
+        &fx.url,
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let a = anonymous_of_lock(&w);
+    assert_eq!(
+        a["configs"]["with-cookie"]["POST /mcp"]["tools/list"]["answers"], true,
+        "{a}"
+    );
+    assert_eq!(
+        a["configs"]["with-cookie"]["POST /mcp"]["prompts/list"]["answers"], false,
+        "{a}"
+    );
+    assert!(!String::from_utf8_lossy(&w.lock_bytes()).contains("stranger"));
+    assert!(!out.stdout.contains("stranger") && !out.stderr.contains("stranger"));
+    // The log: the configuration's probes carried its cookie, no probe carried the bearer.
+    let log = std::fs::read_to_string(w.path("a.log")).expect("request log");
+    let anonymous: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("authorization=no"))
+        .collect();
+    assert_eq!(anonymous.len(), 2 * PROBES.len(), "{log}");
+    assert_eq!(
+        anonymous
+            .iter()
+            .filter(|l| l.contains("cookie=yes"))
+            .count(),
+        PROBES.len(),
+        "{log}"
+    );
 }

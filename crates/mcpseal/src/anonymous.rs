@@ -70,6 +70,22 @@ pub struct AnonymousOptions {
     /// beside `/mcp`), each its own route key under the default configuration; the target's
     /// own route is always measured and is the one `answers` shows.
     pub routes: Vec<String>,
+    /// `--anonymous-config NAME`: more configurations to measure beside `default`, each with
+    /// its own headers (HTTP, added to the credential-free request) or environment (stdio,
+    /// set in the server's environment), like mcp-surface's `apiKeyAusente`/`apiKeyPresente`.
+    /// Only their names reach the lock; their values are redacted everywhere.
+    pub configs: Vec<NamedConfig>,
+}
+
+/// One named anonymous-access configuration (see [`AnonymousOptions::configs`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NamedConfig {
+    /// Its name in the lock (`configs[NAME]`).
+    pub name: String,
+    /// HTTP: headers sent with every probe of this configuration.
+    pub headers: Vec<(String, String)>,
+    /// stdio: variables set in the server's environment for this configuration.
+    pub env: Vec<(String, String)>,
 }
 
 /// Whether `conn`'s target can be measured with `options`: HTTP always, stdio only with an
@@ -106,6 +122,9 @@ pub enum MeasureError {
     /// Still 429 after every attempt.
     #[error("anonymous `{0}` was rate-limited (HTTP 429) on every attempt")]
     RateLimited(String),
+    /// The lock has a configuration the command line does not define.
+    #[error("the lock's anonymous section has configuration `{0}`, which this run does not define")]
+    ConfigMissing(String),
 }
 
 impl MeasureError {
@@ -121,13 +140,16 @@ impl MeasureError {
             MeasureError::RateLimited(_) => {
                 "try again later, or raise the server's rate limit for the measuring address"
             }
+            MeasureError::ConfigMissing(_) => {
+                "give it again with `--anonymous-config NAME` and its `--anonymous-config-header`/`--anonymous-config-env` (only its name is in the lock), or pass `--no-anonymous`"
+            }
         }
     }
 
     /// What kind of trouble, for the error document.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            MeasureError::NotHttp(_) => ErrorKind::Usage,
+            MeasureError::NotHttp(_) | MeasureError::ConfigMissing(_) => ErrorKind::Usage,
             MeasureError::Open(_)
             | MeasureError::NoAnswer { .. }
             | MeasureError::RateLimited(_) => ErrorKind::Unreachable,
@@ -159,6 +181,21 @@ impl AnonymousOptions {
                 .collect();
         }
         out
+    }
+
+    /// Refuses a re-measurement that would silently drop one of `locked`'s configurations:
+    /// their headers and environment are not in the lock (only their names are), so the
+    /// command line must give them again.
+    ///
+    /// # Errors
+    /// [`MeasureError::ConfigMissing`].
+    pub fn covers(&self, locked: &LockAnonymous) -> Result<(), MeasureError> {
+        for name in locked.configs.keys() {
+            if name != DEFAULT_CONFIG && !self.configs.iter().any(|c| &c.name == name) {
+                return Err(MeasureError::ConfigMissing(name.clone()));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -266,7 +303,9 @@ fn probes(
 /// capabilities advertise. Empty when none is (then the probe is not sent: a server without
 /// `listChanged` has nothing to acknowledge, and may rightly never answer).
 fn listen_filter(captured: &TrustedCapture) -> Map<String, Value> {
-    let surface = captured.surface.canonical_value(mcpseal_surface::Form::McpSeal1);
+    let surface = captured
+        .surface
+        .canonical_value(mcpseal_surface::Form::McpSeal1);
     let mut filter = Map::new();
     for (cap, field) in [
         ("tools", "toolsListChanged"),
@@ -305,8 +344,7 @@ fn answered(x: &Exchange) -> bool {
 fn acknowledged(x: &Exchange) -> bool {
     let id = x.request.get("id");
     id.is_some()
-        && x
-            .notifications
+        && x.notifications
             .iter()
             .any(|n| jsonrpc::acknowledged_subscription(n) == id)
 }
@@ -407,22 +445,38 @@ pub async fn measure(
             urls.push(other);
         }
     }
-    let mut routes = BTreeMap::new();
-    for url in urls {
-        let target = Target::Http { url: url.clone() };
-        let mut answers = Answers::new();
-        for (method, params) in probes(captured, options) {
-            // Paced: one request at a time, a short pause between them, so a measurement
-            // never looks like a burst to a rate limiter.
-            tokio::time::sleep(PACE).await;
-            let a = measure_one(&target, &stripped, era, method, params).await?;
-            answers.insert(method.to_owned(), a);
-        }
-        routes.insert(route_of(&url), answers);
-    }
     let mut configs = Configs::new();
-    configs.insert(DEFAULT_CONFIG.to_owned(), routes);
+    for config in all_configs(options) {
+        let mut with = stripped.clone();
+        with.headers.extend(config.headers.iter().cloned());
+        with.secret_headers
+            .extend(config.headers.iter().map(|(k, _)| k.clone()));
+        let mut routes = BTreeMap::new();
+        for url in &urls {
+            let target = Target::Http { url: url.clone() };
+            let mut answers = Answers::new();
+            for (method, params) in probes(captured, options) {
+                // Paced: one request at a time, a short pause between them, so a
+                // measurement never looks like a burst to a rate limiter.
+                tokio::time::sleep(PACE).await;
+                let a = measure_one(&target, &with, era, method, params).await?;
+                answers.insert(method.to_owned(), a);
+            }
+            routes.insert(route_of(url), answers);
+        }
+        configs.insert(config.name.clone(), routes);
+    }
     Ok(LockAnonymous::new(configs, DEFAULT_CONFIG, &route))
+}
+
+/// `default` (nothing added) first, then the named configurations.
+fn all_configs(options: &AnonymousOptions) -> Vec<NamedConfig> {
+    let mut out = vec![NamedConfig {
+        name: DEFAULT_CONFIG.to_owned(),
+        ..NamedConfig::default()
+    }];
+    out.extend(options.configs.iter().cloned());
+    out
 }
 
 /// The route key of a stdio server.
@@ -436,9 +490,31 @@ async fn measure_stdio(
     captured: &TrustedCapture,
     options: &AnonymousOptions,
 ) -> Result<LockAnonymous, MeasureError> {
+    let mut configs = Configs::new();
+    for config in all_configs(options) {
+        let answers = measure_stdio_config(conn, captured, options, &config).await?;
+        let mut routes = BTreeMap::new();
+        routes.insert(STDIO_ROUTE.to_owned(), answers);
+        configs.insert(config.name.clone(), routes);
+    }
+    Ok(LockAnonymous::new(configs, DEFAULT_CONFIG, STDIO_ROUTE))
+}
+
+/// One configuration of [`measure_stdio`]: a process of its own.
+async fn measure_stdio_config(
+    conn: &Connection,
+    captured: &TrustedCapture,
+    options: &AnonymousOptions,
+    config: &NamedConfig,
+) -> Result<Answers, MeasureError> {
     let mut opts = conn.options().clone();
     opts.env.retain(|(k, _)| !options.env_unset.contains(k));
     opts.env_unset.extend(options.env_unset.iter().cloned());
+    opts.env.extend(config.env.iter().cloned());
+    opts.env_unset
+        .retain(|k| !config.env.iter().any(|(c, _)| c == k));
+    opts.secret_env
+        .extend(config.env.iter().map(|(k, _)| k.clone()));
     let era = captured.surface.era();
     let anon = Connection::open(conn.target(), opts)
         .await
@@ -462,8 +538,11 @@ async fn measure_stdio(
             // The stream stays open on stdio until the client cancels it.
             let id = x.request.get("id").cloned().unwrap_or(Value::Null);
             anon.send(
-                Request::modern(method::NOTIFICATION_CANCELLED, Some(json!({"requestId": id})))
-                    .notification(),
+                Request::modern(
+                    method::NOTIFICATION_CANCELLED,
+                    Some(json!({"requestId": id})),
+                )
+                .notification(),
             )
             .await;
         }
@@ -477,14 +556,10 @@ async fn measure_stdio(
         );
     }
     anon.close().await;
-    if let Some(e) = failure {
-        return Err(e);
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(answers),
     }
-    let mut routes = BTreeMap::new();
-    routes.insert(STDIO_ROUTE.to_owned(), answers);
-    let mut configs = Configs::new();
-    configs.insert(DEFAULT_CONFIG.to_owned(), routes);
-    Ok(LockAnonymous::new(configs, DEFAULT_CONFIG, STDIO_ROUTE))
 }
 
 #[cfg(test)]

@@ -118,6 +118,7 @@ pub(crate) async fn remeasure(
     if !crate::anonymous::measurable(conn, a) {
         return Ok(Some(AnonymousCheck::Skipped));
     }
+    a.covers(&old)?;
     let a = a.with_locked_routes(Some(&old));
     let new = crate::anonymous::measure(conn, captured, &a).await?;
     diff.changes.extend(anonymous::changes(&old, &new));

@@ -343,6 +343,9 @@ where
     };
     let measured = match &options.anonymous {
         Some(a) if crate::anonymous::wanted(conn, a) => {
+            if let Some(old) = &locked_anonymous {
+                a.covers(old)?;
+            }
             let a = a.with_locked_routes(locked_anonymous.as_ref());
             Some(crate::anonymous::measure(conn, &first, &a).await?)
         }

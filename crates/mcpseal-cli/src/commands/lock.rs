@@ -36,7 +36,10 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         anonymous: if args.no_anonymous {
             None
         } else {
-            Some(settings::anonymous_options(&args.anonymous_call, args.anonymous)?)
+            Some(settings::anonymous_options(
+                &args.anonymous_call,
+                args.anonymous,
+            )?)
         },
     };
     let report = mcpseal::lock::run(&target, options, &lock_options).await?;

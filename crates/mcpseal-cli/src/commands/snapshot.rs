@@ -17,7 +17,10 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
     let anonymous = if args.no_anonymous {
         None
     } else {
-        Some(settings::anonymous_options(&args.anonymous_call, args.anonymous)?)
+        Some(settings::anonymous_options(
+            &args.anonymous_call,
+            args.anonymous,
+        )?)
     };
     let snapshot = mcpseal::snapshot::run(
         &target,
