@@ -273,6 +273,11 @@ pub struct SnapshotArgs {
     /// Do not measure anonymous access (the output says so).
     #[arg(long, conflicts_with = "anonymous")]
     pub no_anonymous: bool,
+    /// Record what a stranger sees instead: the surface captured without any credential
+    /// (credential headers removed; stdio: without the `--anonymous-env-unset` variables), the
+    /// lists that answered as usual and the ones refused with 401/403 marked refused.
+    #[arg(long, conflicts_with_all = ["anonymous", "no_anonymous"])]
+    pub anonymous_only: bool,
     #[command(flatten)]
     pub anonymous_call: crate::lock_args::AnonymousArgs,
     #[command(flatten)]

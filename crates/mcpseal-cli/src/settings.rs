@@ -208,6 +208,7 @@ pub fn anonymous_options(
         required,
         routes: args.routes.clone(),
         configs,
+        only: false,
     })
 }
 

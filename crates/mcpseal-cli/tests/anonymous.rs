@@ -727,3 +727,56 @@ fn an_http_configuration_sends_its_headers_and_never_the_credential() {
         "{log}"
     );
 }
+
+#[test]
+fn anonymous_only_records_what_a_stranger_sees() {
+    let w = Work::new();
+    let fx = fixture(&w, "1.0.0", &["server/discover", "tools/list"], "a.log");
+    let out = run(&w, &["snapshot", "--anonymous-only"], &fx.url);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let doc = out.json();
+    assert_eq!(doc["anonymousOnly"], true, "{doc}");
+    // tools/list answered: counted as usual; the refused lists are marked refused, never
+    // null and never "not served".
+    assert!(doc["counts"]["tools"].as_u64().is_some(), "{doc}");
+    for list in ["resources", "resourceTemplates", "prompts"] {
+        assert!(doc["counts"].get(list).is_none(), "{list}: {doc}");
+        assert_eq!(doc["refused"][list]["status"], 401, "{list}: {doc}");
+        assert_eq!(doc["surface"][list], "refused", "{list}: {doc}");
+        assert!(doc["notServed"].get(list).is_none(), "{list}: {doc}");
+    }
+    assert!(doc["surface"]["tools"].is_array(), "{doc}");
+    // Nothing of it was asked with the credential.
+    let log = std::fs::read_to_string(w.path("a.log")).expect("request log");
+    assert!(
+        !log.lines().any(|l| l.contains("authorization=yes")),
+        "{log}"
+    );
+    let text = w.run(
+        &[
+            "snapshot",
+            "--anonymous-only",
+            "--header",
+            &bearer(),
+            &fx.url,
+        ],
+        None,
+    );
+    assert_eq!(text.code, 0, "{}{}", text.stdout, text.stderr);
+    assert!(
+        text.stdout
+            .contains("prompts            refused (401, needs a credential)"),
+        "{}",
+        text.stdout
+    );
+    assert!(!text.stdout.contains(TOKEN));
+    // The same server with the credential and without the flag: every list, no refusals.
+    let full = run(&w, &["snapshot"], &fx.url);
+    assert_eq!(full.code, 0, "{}{}", full.stdout, full.stderr);
+    assert!(full.json().get("refused").is_none());
+    assert!(full.json()["counts"]["prompts"].as_u64().is_some());
+    // A stranger who gets nothing at all (discover refused too) has no surface: exit 2.
+    let closed = fixture(&w, "1.0.0", &[], "b.log");
+    let none = run(&w, &["snapshot", "--anonymous-only"], &closed.url);
+    assert_eq!(none.code, 2, "{}{}", none.stdout, none.stderr);
+}

@@ -56,9 +56,9 @@ pub mod schemas;
 
 pub use document::{
     AnonymousCheck, CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument,
-    ErrorKind, LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RpcReport,
-    SideKind, Snapshot, VerifyReport, contradiction_warnings, drift_findings, drift_rules, rule_id,
-    unreachable_hint,
+    ErrorKind, LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RefusedList,
+    RpcReport, SideKind, Snapshot, VerifyReport, contradiction_warnings, drift_findings,
+    drift_rules, rule_id, unreachable_hint,
 };
 pub use format::{DocFormat, Format, ParseFormatError};
 pub use model::{

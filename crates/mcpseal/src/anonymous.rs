@@ -75,6 +75,9 @@ pub struct AnonymousOptions {
     /// set in the server's environment), like mcp-surface's `apiKeyAusente`/`apiKeyPresente`.
     /// Only their names reach the lock; their values are redacted everywhere.
     pub configs: Vec<NamedConfig>,
+    /// `snapshot --anonymous-only`: capture the surface itself without the credential
+    /// (what a stranger sees) instead of measuring beside a credentialed capture.
+    pub only: bool,
 }
 
 /// One named anonymous-access configuration (see [`AnonymousOptions::configs`]).
@@ -214,6 +217,15 @@ pub fn url_with_path(url: &str, path: &str) -> String {
     } else {
         format!("{scheme}://{}{path}", &rest[..origin_end])
     }
+}
+
+/// The options a stranger connects with: `conn`'s without any credential header (HTTP), or
+/// without the `--anonymous-env-unset` variables (stdio).
+pub fn credential_free(conn: &Connection, options: &AnonymousOptions) -> Options {
+    let mut opts = stripped(conn);
+    opts.env.retain(|(k, _)| !options.env_unset.contains(k));
+    opts.env_unset.extend(options.env_unset.iter().cloned());
+    opts
 }
 
 /// The options of `conn` without any credential header (see the module docs).

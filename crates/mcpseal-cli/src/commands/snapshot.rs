@@ -17,10 +17,9 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
     let anonymous = if args.no_anonymous {
         None
     } else {
-        Some(settings::anonymous_options(
-            &args.anonymous_call,
-            args.anonymous,
-        )?)
+        let mut a = settings::anonymous_options(&args.anonymous_call, args.anonymous)?;
+        a.only = args.anonymous_only;
+        Some(a)
     };
     let snapshot = mcpseal::snapshot::run(
         &target,
