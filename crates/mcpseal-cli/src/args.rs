@@ -276,10 +276,19 @@ pub struct SnapshotArgs {
     /// this file; `tools/fingerprint.py FILE` recomputes the fingerprint from it.
     #[arg(long, value_name = "FILE")]
     pub save_capture: Option<PathBuf>,
-    /// Also measure which methods answer without a credential (HTTP; stdio with
-    /// `--anonymous-env-unset`) and show the table.
+    /// Require the anonymous-access measurement (which methods answer without a credential):
+    /// it is on by default for HTTP and for stdio with `--anonymous-env-unset`; with this flag
+    /// a stdio server without an env configuration is an error instead of a silent skip.
     #[arg(long)]
     pub anonymous: bool,
+    /// Do not measure anonymous access (the output says so).
+    #[arg(long, conflicts_with = "anonymous")]
+    pub no_anonymous: bool,
+    /// Record what a stranger sees instead: the surface captured without any credential
+    /// (credential headers removed; stdio: without the `--anonymous-env-unset` variables), the
+    /// lists that answered as usual and the ones refused with 401/403 marked refused.
+    #[arg(long, conflicts_with_all = ["anonymous", "no_anonymous"])]
+    pub anonymous_only: bool,
     #[command(flatten)]
     pub anonymous_call: crate::lock_args::AnonymousArgs,
     #[command(flatten)]

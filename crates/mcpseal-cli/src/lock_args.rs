@@ -72,15 +72,38 @@ pub struct AnonymousArgs {
     /// measurement starts it without it (repeatable)
     #[arg(long, value_name = "NAME")]
     pub anonymous_env_unset: Vec<String>,
+    /// HTTP: also measure anonymous access on this path of the target's origin (`/admin/mcp`;
+    /// repeatable), recorded as its own route (`POST /admin/mcp`) beside the target's own.
+    #[arg(long = "route", value_name = "PATH")]
+    pub routes: Vec<String>,
+    /// Also measure anonymous access under this named configuration (repeatable; e.g.
+    /// `key-set`), recorded as `configs.NAME` beside `default`; give its headers and
+    /// environment with `--anonymous-config-header` / `--anonymous-config-env`.
+    #[arg(long = "anonymous-config", value_name = "NAME")]
+    pub configs: Vec<String>,
+    /// HTTP: `NAME=Header: value`, a header the probes of configuration NAME carry
+    /// (repeatable; the value is never shown).
+    #[arg(long = "anonymous-config-header", value_name = "NAME=HEADER")]
+    pub config_headers: Vec<String>,
+    /// stdio: `NAME=VAR=value`, a variable set in the server's environment for configuration
+    /// NAME (repeatable; the value is never shown).
+    #[arg(long = "anonymous-config-env", value_name = "NAME=VAR=VALUE")]
+    pub config_env: Vec<String>,
 }
 
 /// `mcpseal lock`.
 #[derive(Debug, Args)]
 pub struct LockArgs {
-    /// HTTP: also measure which methods answer without a credential (each probe sent alone,
-    /// credential headers removed) and lock it as the `anonymous` section.
+    /// Require the anonymous-access measurement (which methods answer without a credential,
+    /// each probe sent alone with the credential headers removed, locked as the `anonymous`
+    /// section). It is on by default for HTTP and for stdio with `--anonymous-env-unset`; with
+    /// this flag a stdio server without an env configuration is an error instead of a skip.
     #[arg(long)]
     pub anonymous: bool,
+    /// Do not measure anonymous access; the lock's section, if any, is kept as it is (the
+    /// report says so).
+    #[arg(long, conflicts_with = "anonymous")]
+    pub no_anonymous: bool,
     #[command(flatten)]
     pub anonymous_call: AnonymousArgs,
     #[command(flatten)]

@@ -181,9 +181,11 @@ pub fn rule_options(args: &RuleArgs) -> RuleOptions {
     }
 }
 
-/// The anonymous measurement's options, `--anonymous-call NAME=JSON` parsed.
+/// The anonymous measurement's options, `--anonymous-call NAME=JSON` parsed; `required` is
+/// `--anonymous` (an unmeasurable target is then an error).
 pub fn anonymous_options(
     args: &AnonymousArgs,
+    required: bool,
 ) -> Result<mcpseal::anonymous::AnonymousOptions, CliError> {
     let call = match &args.anonymous_call {
         None => None,
@@ -200,10 +202,92 @@ pub fn anonymous_options(
             Some((name.to_owned(), args))
         }
     };
+    if let Some(bad) = args.routes.iter().find(|r| !r.starts_with('/')) {
+        return Err(
+            CliError::usage(format!("`--route {bad}` is not a path")).hint(
+                "give a path on the target's origin that starts with `/`: `--route /admin/mcp`",
+            ),
+        );
+    }
+    let configs = anonymous_configs(args)?;
     Ok(mcpseal::anonymous::AnonymousOptions {
         call,
         env_unset: args.anonymous_env_unset.clone(),
+        required,
+        routes: args.routes.clone(),
+        configs,
+        only: false,
     })
+}
+
+/// `--anonymous-config NAME` with its `--anonymous-config-header NAME=…` and
+/// `--anonymous-config-env NAME=VAR=VALUE`.
+fn anonymous_configs(
+    args: &AnonymousArgs,
+) -> Result<Vec<mcpseal::anonymous::NamedConfig>, CliError> {
+    let mut configs: Vec<mcpseal::anonymous::NamedConfig> = Vec::new();
+    for name in &args.configs {
+        if name.is_empty() || name == mcpseal::surface::lock::anonymous::DEFAULT_CONFIG {
+            return Err(CliError::usage(format!(
+                "`--anonymous-config {name}` is not a configuration name"
+            ))
+            .hint("`default` is the measurement without any configuration; name the others, e.g. `--anonymous-config key-set`"));
+        }
+        if configs.iter().any(|c| &c.name == name) {
+            return Err(
+                CliError::usage(format!("`--anonymous-config {name}` is given twice"))
+                    .hint("name each configuration once"),
+            );
+        }
+        configs.push(mcpseal::anonymous::NamedConfig {
+            name: name.clone(),
+            ..Default::default()
+        });
+    }
+    let undeclared = |flag: &str, spec: &str| {
+        // Only the name part: the rest may be a secret.
+        let name = spec.split_once('=').map_or(spec, |(n, _)| n);
+        CliError::usage(format!(
+            "`{flag} {name}=…` names no `--anonymous-config {name}`"
+        ))
+        .hint("write it as NAME=… where NAME is declared with `--anonymous-config NAME`")
+    };
+    for spec in &args.config_headers {
+        let (name, header) = spec
+            .split_once('=')
+            .ok_or_else(|| undeclared("--anonymous-config-header", spec))?;
+        let parsed = parse_header(header).map_err(|_| {
+            CliError::usage(format!(
+                "`--anonymous-config-header {name}=…` is not `Name: value`"
+            ))
+            .hint("write it as `--anonymous-config-header 'NAME=X-Api-Key: …'`")
+        })?;
+        let config = configs
+            .iter_mut()
+            .find(|c| c.name == name)
+            .ok_or_else(|| undeclared("--anonymous-config-header", spec))?;
+        config.headers.push(parsed);
+    }
+    for spec in &args.config_env {
+        let (name, assignment) = spec
+            .split_once('=')
+            .ok_or_else(|| undeclared("--anonymous-config-env", spec))?;
+        let (var, value) = assignment
+            .split_once('=')
+            .filter(|(v, _)| !v.is_empty())
+            .ok_or_else(|| {
+                CliError::usage(format!(
+                    "`--anonymous-config-env {name}=…` is not `NAME=VAR=VALUE`"
+                ))
+                .hint("write it as `--anonymous-config-env 'key-set=API_KEY=…'`")
+            })?;
+        let config = configs
+            .iter_mut()
+            .find(|c| c.name == name)
+            .ok_or_else(|| undeclared("--anonymous-config-env", spec))?;
+        config.env.push((var.to_owned(), value.to_owned()));
+    }
+    Ok(configs)
 }
 
 /// What the environment says about colour, read once.

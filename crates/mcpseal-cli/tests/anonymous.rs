@@ -382,13 +382,401 @@ fn snapshot_shows_the_anonymous_table_and_refuses_lists_it_cannot_read() {
         json.json()["anonymous"]["answers"]["tools/list"]["answers"],
         true
     );
-    // Without --anonymous the document has no section.
+    // On by default for HTTP: the same section without the flag.
     let plain = run(&w, &["snapshot"], &fx.url);
-    assert!(plain.json().get("anonymous").is_none(), "{}", plain.stdout);
+    assert_eq!(plain.json()["anonymous"], json.json()["anonymous"]);
+    assert!(plain.json().get("anonymousSkipped").is_none());
+    // --no-anonymous: no section, and the document says it was skipped.
+    let skipped = run(&w, &["snapshot", "--no-anonymous"], &fx.url);
+    assert!(
+        skipped.json().get("anonymous").is_none(),
+        "{}",
+        skipped.stdout
+    );
+    assert_eq!(skipped.json()["anonymousSkipped"], true);
+    let skipped_text = w.run(
+        &["snapshot", "--no-anonymous", "--header", &b, &fx.url],
+        None,
+    );
+    assert!(
+        skipped_text
+            .stdout
+            .contains("anonymous  not measured (`--no-anonymous`)")
+            && !skipped_text.stdout.contains("anonymous access ("),
+        "{}",
+        skipped_text.stdout
+    );
     // Without the credential the lists refused with 401 fail the snapshot (exit 2), never
     // "not served".
     let refused = w.run(&["snapshot", &fx.url], None);
     assert_eq!(refused.code, 2, "{}{}", refused.stdout, refused.stderr);
     assert!(refused.stderr.contains("401"), "{}", refused.stderr);
     assert!(!refused.stdout.contains("not served"), "{}", refused.stdout);
+}
+
+#[test]
+fn http_locks_measure_by_default_and_no_anonymous_keeps_the_section() {
+    let w = Work::new();
+    let fx = fixture(&w, "1.0.0", &["server/discover", "tools/list"], "a.log");
+    // No flag: an HTTP lock measures anonymous access.
+    let out = run(&w, &["lock", "--server-version", "1.0.0"], &fx.url);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(out.json()["outcome"], "created");
+    assert!(out.json().get("anonymousSkipped").is_none());
+    let a = anonymous_of_lock(&w);
+    assert_eq!(a["answers"]["tools/list"]["answers"], true, "{a}");
+    assert_eq!(a["answers"]["prompts/list"]["answers"], false, "{a}");
+    no_token_in_lock(&w);
+
+    // --no-anonymous against a widened server: nothing measured, the lock's section kept
+    // byte for byte, and the report says so.
+    let wide = fixture(
+        &w,
+        "1.0.0",
+        &["server/discover", "tools/list", "prompts/list"],
+        "b.log",
+    );
+    let before = w.lock_bytes();
+    let skipped = run(
+        &w,
+        &["lock", "--no-anonymous", "--server-version", "1.0.0"],
+        &wide.url,
+    );
+    assert_eq!(skipped.code, 0, "{}{}", skipped.stdout, skipped.stderr);
+    assert_eq!(skipped.json()["outcome"], "upToDate");
+    assert_eq!(skipped.json()["anonymousSkipped"], true);
+    assert!(skipped.json().get("anonymous").is_none());
+    assert_eq!(w.lock_bytes(), before);
+    let log = std::fs::read_to_string(w.path("b.log")).expect("request log");
+    assert!(
+        !log.lines().any(|l| l.contains("authorization=no")),
+        "--no-anonymous sent an anonymous request: {log}"
+    );
+    // Without it the widening is measured and refused without a bump.
+    let measured = run(&w, &["lock", "--server-version", "1.0.0"], &wide.url);
+    assert_eq!(measured.code, 1, "{}{}", measured.stdout, measured.stderr);
+    assert_eq!(w.lock_bytes(), before);
+}
+
+#[test]
+fn a_stdio_lock_without_an_env_configuration_measures_nothing_by_default() {
+    let w = Work::new();
+    let out = w.run(
+        &["lock", "--server-version", "1.0.0", "--format", "json"],
+        Some(&["--server-version", "1.0.0"]),
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.json().get("anonymous").is_none(), "{}", out.stdout);
+    assert!(anonymous_of_lock(&w).is_null());
+    // With the env configuration it measures without --anonymous.
+    let w = Work::new();
+    let measured = stdio_run(
+        &w,
+        &["lock", "--server-version", "1.0.0"],
+        &["server/discover"],
+    );
+    assert_eq!(measured.code, 0, "{}{}", measured.stdout, measured.stderr);
+    assert_eq!(
+        anonymous_of_lock(&w)["configs"]["default"]["stdio"]["tools/list"]["answers"],
+        false
+    );
+}
+
+#[test]
+fn the_listen_acknowledgement_is_the_answer() {
+    for open in [true, false] {
+        let w = Work::new();
+        let log = w.path("a.log").to_string_lossy().into_owned();
+        let mut args = vec![
+            "--server-version",
+            "1.0.0",
+            "--list-changed",
+            "--require-token",
+            TOKEN,
+            "--credential-log",
+            &log,
+            "--open-method",
+            "server/discover",
+        ];
+        if open {
+            args.extend_from_slice(&["--open-method", "subscriptions/listen"]);
+        }
+        let fx = HttpFixture::start(&args);
+        let out = run(&w, &["lock", "--server-version", "1.0.0"], &fx.url);
+        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        let listen = &anonymous_of_lock(&w)["answers"]["subscriptions/listen"];
+        assert_eq!(listen["answers"], open, "{listen}");
+        assert_eq!(listen["status"], if open { 200 } else { 401 }, "{listen}");
+        let log = std::fs::read_to_string(w.path("a.log")).expect("request log");
+        assert!(
+            log.lines()
+                .any(|l| l.starts_with("subscriptions/listen") && l.contains("authorization=no")),
+            "{log}"
+        );
+    }
+}
+
+#[test]
+fn every_route_is_measured_on_its_own() {
+    let w = Work::new();
+    let log = w.path("a.log").to_string_lossy().into_owned();
+    let fx = HttpFixture::start(&[
+        "--server-version",
+        "1.0.0",
+        "--require-token",
+        TOKEN,
+        "--credential-log",
+        &log,
+        "--open-method",
+        "server/discover",
+        "--public-path",
+        "/public/mcp",
+    ]);
+    let out = run(
+        &w,
+        &[
+            "lock",
+            "--route",
+            "/public/mcp",
+            "--server-version",
+            "1.0.0",
+        ],
+        &fx.url,
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let a = anonymous_of_lock(&w);
+    let routes = &a["configs"]["default"];
+    assert_eq!(routes["POST /mcp"]["tools/list"]["answers"], false, "{a}");
+    assert_eq!(
+        routes["POST /public/mcp"]["tools/list"]["answers"], true,
+        "{a}"
+    );
+    assert_eq!(
+        a["answers"], routes["POST /mcp"],
+        "answers is the target's own route"
+    );
+    no_token_in_lock(&w);
+    // Unchanged: quiet, without repeating --route (check re-measures the lock's routes).
+    let same = run(&w, &["check", "--server-version", "1.0.0"], &fx.url);
+    assert_eq!(same.code, 0, "{}{}", same.stdout, same.stderr);
+    assert_eq!(same.json()["anonymous"], "same");
+    let log = std::fs::read_to_string(w.path("a.log")).expect("request log");
+    assert!(
+        log.lines()
+            .filter(|l| l.starts_with("tools/call"))
+            .all(|l| l.contains("authorization=no")),
+        "a tools/call probe carried the credential: {log}"
+    );
+    // The public route closed: the same server without it refuses there (404 from the
+    // router), and check names the narrowed route.
+    let closed = fixture(&w, "1.0.0", &["server/discover"], "b.log");
+    let narrowed = run(&w, &["check", "--server-version", "1.0.0"], &closed.url);
+    assert_eq!(narrowed.code, 1, "{}{}", narrowed.stdout, narrowed.stderr);
+    let doc = narrowed.json();
+    let text = doc["diff"]["changes"].to_string();
+    assert!(text.contains("POST /public/mcp"), "{doc}");
+    // A route that is not a path is a usage error.
+    let bad = run(
+        &w,
+        &["check", "--route", "public", "--server-version", "1.0.0"],
+        &fx.url,
+    );
+    assert_eq!(bad.code, 2, "{}{}", bad.stdout, bad.stderr);
+    assert!(bad.stderr.contains("hint:"), "{}", bad.stderr);
+}
+
+#[test]
+fn named_configurations_are_measured_each_on_their_own() {
+    let w = Work::new();
+    let set = format!("key-set=MCPSEAL_TEST_KEY={KEY_VALUE}");
+    let configs = [
+        "--anonymous-config",
+        "key-set",
+        "--anonymous-config-env",
+        set.as_str(),
+    ];
+    let mut lock = vec!["lock", "--server-version", "1.0.0"];
+    lock.extend_from_slice(&configs);
+    let out = stdio_run(&w, &lock, &["server/discover"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let a = anonymous_of_lock(&w);
+    // default: the server started without the key refuses the lists; key-set: the server
+    // started with it serves them to a client that sends nothing.
+    assert_eq!(
+        a["configs"]["default"]["stdio"]["tools/list"]["answers"], false,
+        "{a}"
+    );
+    assert_eq!(
+        a["configs"]["key-set"]["stdio"]["tools/list"]["answers"], true,
+        "{a}"
+    );
+    assert_eq!(a["answers"], a["configs"]["default"]["stdio"]);
+    let env = format!("MCPSEAL_TEST_KEY={KEY_VALUE}");
+    let mut text_lock = vec![
+        "lock",
+        "--server-version",
+        "1.0.0",
+        "--env",
+        env.as_str(),
+        "--anonymous-env-unset",
+        "MCPSEAL_TEST_KEY",
+    ];
+    text_lock.extend_from_slice(&configs);
+    let text = w.run(
+        &text_lock,
+        Some(&[
+            "--server-version",
+            "1.0.0",
+            "--require-env",
+            "MCPSEAL_TEST_KEY",
+            "--env-open-method",
+            "server/discover",
+        ]),
+    );
+    assert_eq!(text.code, 0, "{}{}", text.stdout, text.stderr);
+    assert!(!text.stdout.contains(KEY_VALUE) && !text.stderr.contains(KEY_VALUE));
+    assert!(
+        text.stdout.contains("anonymous access (stdio):\n")
+            && text
+                .stdout
+                .contains("anonymous access (stdio, config key-set):\n"),
+        "{}",
+        text.stdout
+    );
+    let lock_text = String::from_utf8_lossy(&w.lock_bytes()).into_owned();
+    assert!(
+        !lock_text.contains(KEY_VALUE),
+        "the configuration's value is in the lock"
+    );
+
+    let mut check = vec!["check", "--server-version", "1.0.0"];
+    check.extend_from_slice(&configs);
+    let same = stdio_run(&w, &check, &["server/discover"]);
+    assert_eq!(same.code, 0, "{}{}", same.stdout, same.stderr);
+    assert_eq!(same.json()["anonymous"], "same");
+    // Without the configuration check cannot re-measure it: exit 2 naming it, never a
+    // silent "same" or a dropped configuration.
+    let missing = stdio_run(
+        &w,
+        &["check", "--server-version", "1.0.0"],
+        &["server/discover"],
+    );
+    assert_eq!(missing.code, 2, "{}{}", missing.stdout, missing.stderr);
+    assert!(missing.stderr.contains("`key-set`"), "{}", missing.stderr);
+    assert!(missing.stderr.contains("hint:"), "{}", missing.stderr);
+    // A value for an undeclared configuration is a usage error that does not echo the value.
+    let undeclared = stdio_run(
+        &w,
+        &["check", "--anonymous-config-env", set.as_str()],
+        &["server/discover"],
+    );
+    assert_eq!(
+        undeclared.code, 2,
+        "{}{}",
+        undeclared.stdout, undeclared.stderr
+    );
+    assert!(
+        undeclared.stderr.contains("key-set"),
+        "{}",
+        undeclared.stderr
+    );
+}
+
+#[test]
+fn an_http_configuration_sends_its_headers_and_never_the_credential() {
+    let w = Work::new();
+    let fx = fixture(&w, "1.0.0", &["server/discover", "tools/list"], "a.log");
+    let out = run(
+        &w,
+        &[
+            "lock",
+            "--server-version",
+            "1.0.0",
+            "--anonymous-config",
+            "with-cookie",
+            "--anonymous-config-header",
+            "with-cookie=Cookie: session=stranger",
+        ],
+        &fx.url,
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let a = anonymous_of_lock(&w);
+    assert_eq!(
+        a["configs"]["with-cookie"]["POST /mcp"]["tools/list"]["answers"], true,
+        "{a}"
+    );
+    assert_eq!(
+        a["configs"]["with-cookie"]["POST /mcp"]["prompts/list"]["answers"], false,
+        "{a}"
+    );
+    assert!(!String::from_utf8_lossy(&w.lock_bytes()).contains("stranger"));
+    assert!(!out.stdout.contains("stranger") && !out.stderr.contains("stranger"));
+    // The log: the configuration's probes carried its cookie, no probe carried the bearer.
+    let log = std::fs::read_to_string(w.path("a.log")).expect("request log");
+    let anonymous: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("authorization=no"))
+        .collect();
+    assert_eq!(anonymous.len(), 2 * PROBES.len(), "{log}");
+    assert_eq!(
+        anonymous
+            .iter()
+            .filter(|l| l.contains("cookie=yes"))
+            .count(),
+        PROBES.len(),
+        "{log}"
+    );
+}
+
+#[test]
+fn anonymous_only_records_what_a_stranger_sees() {
+    let w = Work::new();
+    let fx = fixture(&w, "1.0.0", &["server/discover", "tools/list"], "a.log");
+    let out = run(&w, &["snapshot", "--anonymous-only"], &fx.url);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let doc = out.json();
+    assert_eq!(doc["anonymousOnly"], true, "{doc}");
+    // tools/list answered: counted as usual; the refused lists are marked refused, never
+    // null and never "not served".
+    assert!(doc["counts"]["tools"].as_u64().is_some(), "{doc}");
+    for list in ["resources", "resourceTemplates", "prompts"] {
+        assert!(doc["counts"].get(list).is_none(), "{list}: {doc}");
+        assert_eq!(doc["refused"][list]["status"], 401, "{list}: {doc}");
+        assert_eq!(doc["surface"][list], "refused", "{list}: {doc}");
+        assert!(doc["notServed"].get(list).is_none(), "{list}: {doc}");
+    }
+    assert!(doc["surface"]["tools"].is_array(), "{doc}");
+    // Nothing of it was asked with the credential.
+    let log = std::fs::read_to_string(w.path("a.log")).expect("request log");
+    assert!(
+        !log.lines().any(|l| l.contains("authorization=yes")),
+        "{log}"
+    );
+    let text = w.run(
+        &[
+            "snapshot",
+            "--anonymous-only",
+            "--header",
+            &bearer(),
+            &fx.url,
+        ],
+        None,
+    );
+    assert_eq!(text.code, 0, "{}{}", text.stdout, text.stderr);
+    assert!(
+        text.stdout
+            .contains("prompts            refused (401, needs a credential)"),
+        "{}",
+        text.stdout
+    );
+    assert!(!text.stdout.contains(TOKEN));
+    // The same server with the credential and without the flag: every list, no refusals.
+    let full = run(&w, &["snapshot"], &fx.url);
+    assert_eq!(full.code, 0, "{}{}", full.stdout, full.stderr);
+    assert!(full.json().get("refused").is_none());
+    assert!(full.json()["counts"]["prompts"].as_u64().is_some());
+    // A stranger who gets nothing at all (discover refused too) has no surface: exit 2.
+    let closed = fixture(&w, "1.0.0", &[], "b.log");
+    let none = run(&w, &["snapshot", "--anonymous-only"], &closed.url);
+    assert_eq!(none.code, 2, "{}{}", none.stdout, none.stderr);
 }

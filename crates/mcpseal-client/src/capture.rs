@@ -44,6 +44,10 @@ pub struct CaptureOptions {
     /// on stdio, list params `{}`, pagination only while `nextCursor` is a non-empty string,
     /// 100 pages at most.
     pub mcp_surface_compat: bool,
+    /// Read the next list after one refused with 401/403 (`snapshot --anonymous-only`
+    /// records what a stranger sees of every list); any other unanswered list still ends the
+    /// read.
+    pub past_refusals: bool,
 }
 
 impl Default for CaptureOptions {
@@ -51,6 +55,7 @@ impl Default for CaptureOptions {
         CaptureOptions {
             page_cap: 1000,
             mcp_surface_compat: false,
+            past_refusals: false,
         }
     }
 }
@@ -61,6 +66,7 @@ impl CaptureOptions {
         CaptureOptions {
             page_cap: 100,
             mcp_surface_compat: true,
+            past_refusals: false,
         }
     }
 }
@@ -155,7 +161,7 @@ pub async fn list_items(
 ) -> (Vec<Value>, Option<ListFailure>, Vec<Exchange>) {
     let options = CaptureOptions {
         page_cap,
-        mcp_surface_compat: false,
+        ..CaptureOptions::default()
     };
     let mut exchanges = Vec::new();
     let mut budget = conn.options().limits.max_capture_bytes;
@@ -190,7 +196,8 @@ pub async fn list_items(
     (items, failure, exchanges)
 }
 
-/// Reads the four lists into `raw`, stopping after the first that got no answer.
+/// Reads the four lists into `raw`, stopping after the first that got no answer (a refusal is
+/// an answer for [`CaptureOptions::past_refusals`]).
 async fn read_lists(
     conn: &Connection,
     era: Era,
@@ -212,10 +219,10 @@ async fn read_lists(
             false,
         )
         .await;
-        let answered = list
-            .failure
-            .as_ref()
-            .is_none_or(|f| f.cause.is_some_and(FailureCause::is_answer));
+        let answered = list.failure.as_ref().is_none_or(|f| {
+            f.cause.is_some_and(FailureCause::is_answer)
+                || (options.past_refusals && f.cause == Some(FailureCause::Unauthorized))
+        });
         *raw.lists.slot(kind) = Some(list);
         if !answered {
             return;

@@ -39,6 +39,11 @@ pub struct AuthKnobs {
     /// `insufficient_scope` challenge (repeatable)
     #[arg(long, value_name = "METHOD", requires = "require_token")]
     pub insufficient_scope: Vec<String>,
+
+    /// With --require-token: also serve the endpoint on PATH (e.g. `/public/mcp`), where
+    /// every method is open (a second route on the same origin, for anonymous routes)
+    #[arg(long, value_name = "PATH", requires = "require_token")]
+    pub public_path: Option<String>,
 }
 
 /// The metadata path of the protected resource `/mcp` (RFC 9728, path form).

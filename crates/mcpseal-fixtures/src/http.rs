@@ -61,6 +61,9 @@ pub async fn serve(handler: Arc<Handler>, ignore_stdin: bool) -> anyhow::Result<
         .as_ref()
         .map(|_| crate::knobs::OauthKnob::Modern));
     let mut app = Router::new().route("/mcp", any(endpoint));
+    if let Some(path) = &handler.knobs.auth.public_path {
+        app = app.route(path, any(endpoint));
+    }
     if let Some(how) = oauth {
         app = oauth_routes(app, port, how);
     }
@@ -73,10 +76,12 @@ pub async fn serve(handler: Arc<Handler>, ignore_stdin: bool) -> anyhow::Result<
 async fn endpoint(
     State(h): State<Shared>,
     method: Method,
+    uri: axum::http::Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     let port = PORT.get().copied().unwrap_or(0);
+    let public = h.knobs.auth.public_path.as_deref() == Some(uri.path());
     if h.knobs.localhost_only && !host_is_localhost(&headers, port) {
         let host = headers
             .get(header::HOST)
@@ -98,8 +103,9 @@ async fn endpoint(
     if method == Method::POST {
         crate::record::post(&h.knobs.record, &headers, rpc_method.as_deref());
     }
-    if let Some(refused) =
-        crate::auth::refusal(&h.knobs.auth, port, &headers, rpc_method.as_deref())
+    if !public
+        && let Some(refused) =
+            crate::auth::refusal(&h.knobs.auth, port, &headers, rpc_method.as_deref())
     {
         return refused;
     }

@@ -59,8 +59,8 @@ pub mod schemas;
 
 pub use document::{
     AnonymousCheck, CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument,
-    ErrorKind, LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RpcReport,
-    RuleList, SideKind, Snapshot, VerifyReport, contradiction_warnings, drift_findings,
+    ErrorKind, LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RefusedList,
+    RpcReport, RuleList, SideKind, Snapshot, VerifyReport, contradiction_warnings, drift_findings,
     drift_rules, rule_id, unreachable_hint,
 };
 pub use format::{DocFormat, Format, ParseFormatError};

@@ -148,7 +148,9 @@ pub(crate) async fn remeasure(
     if !crate::anonymous::measurable(conn, a) {
         return Ok(Some(AnonymousCheck::Skipped));
     }
-    let new = crate::anonymous::measure(conn, captured, a).await?;
+    a.covers(&old)?;
+    let a = a.with_locked_routes(Some(&old));
+    let new = crate::anonymous::measure(conn, captured, &a).await?;
     diff.changes.extend(anonymous::changes(&old, &new));
     Ok(Some(AnonymousCheck::measured(old.sha256 == new.sha256)))
 }

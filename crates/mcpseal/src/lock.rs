@@ -311,8 +311,9 @@ pub struct LockOptions {
     /// How long to wait for another run writing the same lock file
     /// ([`crate::writer_lock`]); [`default_lock_wait`] is a good value.
     pub lock_wait: Duration,
-    /// `--anonymous`: measure anonymous access and lock it (`None`: the lock's section, if
-    /// any, is kept as it is).
+    /// How to measure anonymous access and lock it: on by default for HTTP, for stdio with an
+    /// env configuration ([`crate::anonymous::wanted`]). `None` (`--no-anonymous`): not
+    /// measured, the lock's section (if any) is kept as it is, and the report says so.
     pub anonymous: Option<AnonymousOptions>,
 }
 
@@ -392,6 +393,7 @@ where
         accepted_from: None,
         refusal: None,
         anonymous: None,
+        anonymous_skipped: false,
         diff: DiffDocument::default(),
         warnings: mcpseal_report::contradiction_warnings(&first.surface),
     };
@@ -412,9 +414,16 @@ where
         None => None,
     };
     let measured = match &options.anonymous {
-        Some(a) => Some(crate::anonymous::measure(conn, &first, a).await?),
-        None => None,
+        Some(a) if crate::anonymous::wanted(conn, a) => {
+            if let Some(old) = &locked_anonymous {
+                a.covers(old)?;
+            }
+            let a = a.with_locked_routes(locked_anonymous.as_ref());
+            Some(crate::anonymous::measure(conn, &first, &a).await?)
+        }
+        _ => None,
     };
+    report.anonymous_skipped = options.anonymous.is_none();
     report.anonymous.clone_from(&measured);
     report.warnings.extend(version_disagreement(
         &version,

@@ -167,10 +167,21 @@ pub async fn capture_trusted(
     conn: &Connection,
     options: &SnapshotOptions,
 ) -> Result<TrustedCapture, SnapshotError> {
+    capture_checked(conn, options, false).await
+}
+
+/// [`capture_trusted`]; with `allow_refused`, a list refused with 401/403 is kept as a failed
+/// list (what a stranger sees) instead of failing the capture. Every other gap still fails.
+async fn capture_checked(
+    conn: &Connection,
+    options: &SnapshotOptions,
+    allow_refused: bool,
+) -> Result<TrustedCapture, SnapshotError> {
     let capture_options = match options.form {
         Form::McpSurface1 => CaptureOptions::mcp_surface(),
         _ => CaptureOptions {
             page_cap: options.page_cap,
+            past_refusals: allow_refused,
             ..CaptureOptions::default()
         },
     };
@@ -201,7 +212,10 @@ pub async fn capture_trusted(
     }
     let surface = Surface::from_capture(&raw)?;
     if options.form == Form::McpSeal1
-        && let Some((kind, gap)) = surface.failed().into_iter().next()
+        && let Some((kind, gap)) = surface
+            .failed()
+            .into_iter()
+            .find(|(_, gap)| !(allow_refused && gap.cause() == Some(FailureCause::Unauthorized)))
     {
         return Err(SnapshotError::Untrustworthy {
             list: kind.method().to_owned(),
@@ -297,8 +311,45 @@ pub async fn snapshot_with_anonymous(
     Ok((doc, trusted.raw))
 }
 
+/// `snapshot --anonymous-only`: what a stranger sees. `conn` is opened without any
+/// credential ([`crate::anonymous::credential_free`]); the lists it answers are recorded as
+/// usual, the ones refused with 401/403 are marked refused (`refused`, and `"refused"` in the
+/// document's `surface`; never `null`, never "not served"); `sha256` is the hash of that
+/// surface (not comparable with a credentialed fingerprint). Any other gap fails closed.
+///
+/// # Errors
+/// [`SnapshotRunError::Capture`].
+pub async fn snapshot_anonymous_only(
+    conn: &Connection,
+    options: &SnapshotOptions,
+) -> Result<(Snapshot, RawCapture), SnapshotRunError> {
+    let trusted = capture_checked(conn, options, true).await?;
+    let mut doc = Snapshot::of(&trusted.surface, options.form);
+    doc.anonymous_only = true;
+    for (kind, gap) in trusted.surface.failed() {
+        let key = kind.key();
+        let record = gap.record.as_ref();
+        let status = record.and_then(|r| r.http_status).unwrap_or(401);
+        doc.counts.remove(key);
+        if let Some(list) = doc.surface.get_mut(key) {
+            *list = serde_json::Value::String("refused".to_owned());
+        }
+        doc.refused.insert(
+            key.to_owned(),
+            mcpseal_report::RefusedList {
+                status,
+                code: record.and_then(|r| r.code),
+                reason: format!("refused ({status}, needs a credential)"),
+            },
+        );
+    }
+    doc.sha256 = mcpseal_surface::sha256_hex(&mcpseal_surface::jcs(&doc.surface));
+    Ok((doc, trusted.raw))
+}
+
 /// `mcpseal snapshot`: opens `target`, captures and fingerprints its surface (and with
-/// `anonymous`, measures anonymous access), closes, and when `save_capture` names a file,
+/// `anonymous`, measures anonymous access when [`crate::anonymous::wanted`]; `None` is
+/// `--no-anonymous`, recorded as `anonymousSkipped`), closes, and when `save_capture` names a file,
 /// writes the raw capture there (atomically, pretty JSON) before returning the document.
 ///
 /// # Errors
@@ -312,8 +363,18 @@ pub async fn run(
 ) -> Result<Snapshot, SnapshotRunError> {
     let conn = crate::connect::open(target, connect).await?;
     let result = match anonymous {
-        Some(a) => snapshot_with_anonymous(&conn, options, a).await,
-        None => snapshot(&conn, options)
+        Some(a) if a.only => {
+            let stranger = crate::anonymous::credential_free(&conn, a);
+            conn.close().await;
+            let conn = crate::connect::open(target, stranger).await?;
+            let r = snapshot_anonymous_only(&conn, options).await;
+            conn.close().await;
+            r
+        }
+        Some(a) if crate::anonymous::wanted(&conn, a) => {
+            snapshot_with_anonymous(&conn, options, a).await
+        }
+        _ => snapshot(&conn, options)
             .await
             .map_err(SnapshotRunError::from),
     };
@@ -324,6 +385,12 @@ pub async fn run(
         }
         other => other,
     })?;
+    let mut snapshot = snapshot;
+    snapshot.anonymous_skipped = anonymous.is_none();
+    if snapshot.anonymous_only {
+        // Nothing was measured: the whole document is the anonymous view.
+        snapshot.anonymous_skipped = false;
+    }
     if let Some(path) = save_capture {
         let mut doc = serde_json::to_string_pretty(&raw).map_err(|e| SnapshotRunError::Write {
             path: path.to_owned(),

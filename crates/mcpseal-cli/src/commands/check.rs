@@ -19,7 +19,7 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         anonymous: if args.no_anonymous {
             None
         } else {
-            Some(settings::anonymous_options(&args.anonymous_call)?)
+            Some(settings::anonymous_options(&args.anonymous_call, false)?)
         },
         allow_rename: args.allow_rename,
         strict_version: args.strict_version,

@@ -34,10 +34,13 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
             Some(text) => settings::parse_duration(text)?,
             None => mcpseal::lock::default_lock_wait(options.timeout),
         },
-        anonymous: if args.anonymous {
-            Some(settings::anonymous_options(&args.anonymous_call)?)
-        } else {
+        anonymous: if args.no_anonymous {
             None
+        } else {
+            Some(settings::anonymous_options(
+                &args.anonymous_call,
+                args.anonymous,
+            )?)
         },
     };
     let report = mcpseal::lock::run(&target, options, &lock_options).await?;

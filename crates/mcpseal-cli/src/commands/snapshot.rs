@@ -14,10 +14,12 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
         form: settings::form(args.form),
         page_cap: args.page_cap.max(1),
     };
-    let anonymous = if args.anonymous {
-        Some(settings::anonymous_options(&args.anonymous_call)?)
-    } else {
+    let anonymous = if args.no_anonymous {
         None
+    } else {
+        let mut a = settings::anonymous_options(&args.anonymous_call, args.anonymous)?;
+        a.only = args.anonymous_only;
+        Some(a)
     };
     let snapshot = mcpseal::snapshot::run(
         &target,

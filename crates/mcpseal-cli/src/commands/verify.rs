@@ -34,7 +34,7 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
         anonymous: if args.no_anonymous {
             None
         } else {
-            Some(settings::anonymous_options(&args.anonymous_call)?)
+            Some(settings::anonymous_options(&args.anonymous_call, false)?)
         },
     };
     let progress = Notes { wait: &args.wait };

@@ -9,7 +9,7 @@
 //!
 //! `diff` is locked surface → captured surface (for `volatile`: first capture → second). A
 //! refusal adds `refusal` (the rule and what the change needs); `acceptedFrom` is the smallest
-//! version it would accept. `lock --anonymous` adds `anonymous`, the measured section in the
+//! version it would accept. `lock` adds `anonymous` (on by default for HTTP), the measured section in the
 //! lock's shape (`sha256`, `answers`, `configs`).
 
 use mcpseal_surface::Form;
@@ -131,9 +131,14 @@ pub struct LockReport {
     /// For a refusal: why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refusal: Option<LockRefusal>,
-    /// The anonymous access measured (`--anonymous`; absent without it), in the lock's shape.
+    /// The anonymous access measured (on by default for HTTP, for stdio with an env
+    /// configuration; absent when not measured), in the lock's shape.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anonymous: Option<LockAnonymous>,
+    /// `true` when `--no-anonymous` skipped the measurement (the lock's section, if any, is
+    /// kept as it was); absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub anonymous_skipped: bool,
     /// Locked → captured (for `volatile`: first capture → second).
     pub diff: DiffDocument,
     /// What the server contradicted itself about

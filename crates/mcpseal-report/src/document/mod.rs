@@ -26,7 +26,7 @@ pub use lock::{LockOutcome, LockRefusal, LockReport, RefusalReason};
 pub use probe::ProbeDocument;
 pub use rpc::RpcReport;
 pub use rules::RuleList;
-pub use snapshot::{Snapshot, contradiction_warnings};
+pub use snapshot::{RefusedList, Snapshot, contradiction_warnings};
 pub use verify::VerifyReport;
 
 use schemars::{Schema, SchemaGenerator, json_schema};

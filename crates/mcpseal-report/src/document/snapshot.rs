@@ -63,10 +63,36 @@ pub struct Snapshot {
     /// there is nothing to say.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// The anonymous-access measurement (`snapshot --anonymous`), in the lock's shape
-    /// (`sha256`, `answers`, `configs`); absent without the flag.
+    /// The anonymous-access measurement, in the lock's shape (`sha256`, `answers`,
+    /// `configs`): on by default for HTTP, for stdio with an env configuration; absent when
+    /// not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anonymous: Option<mcpseal_surface::lock::LockAnonymous>,
+    /// `true` when `--no-anonymous` skipped the measurement; absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub anonymous_skipped: bool,
+    /// `true` for `snapshot --anonymous-only`: the surface as a client without credentials
+    /// sees it (`sha256` is the hash of this document's `surface`, with refused lists as the
+    /// string `"refused"`); absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub anonymous_only: bool,
+    /// `--anonymous-only`: the lists refused without a credential (absent from `counts`,
+    /// `"refused"` in `surface`), by list key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub refused: BTreeMap<String, RefusedList>,
+}
+
+/// A list refused to a client without credentials.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefusedList {
+    /// The HTTP status (401 or 403).
+    pub status: u16,
+    /// The JSON-RPC error code, when the refusal carried one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    /// For people: `refused (401, needs a credential)`.
+    pub reason: String,
 }
 
 impl Snapshot {
@@ -94,6 +120,9 @@ impl Snapshot {
                 .collect(),
             warnings: contradiction_warnings(surface),
             anonymous: None,
+            anonymous_skipped: false,
+            anonymous_only: false,
+            refused: BTreeMap::new(),
         }
     }
 }

@@ -7,12 +7,17 @@ use mcpseal_surface::lock::LockAnonymous;
 
 use crate::document::AnonymousCheck;
 
-/// The anonymous table of a measurement: per route, one line per method (status 0: stdio).
+/// The anonymous table of a measurement: per configuration and route (`default` unnamed), one
+/// line per method (status 0: stdio).
 pub fn anonymous_table(a: &LockAnonymous) -> String {
     let mut out = String::new();
-    for routes in a.configs.values() {
+    for (config, routes) in &a.configs {
         for (route, answers) in routes {
-            let _ = writeln!(out, "anonymous access ({route}):");
+            if config == mcpseal_surface::lock::anonymous::DEFAULT_CONFIG {
+                let _ = writeln!(out, "anonymous access ({route}):");
+            } else {
+                let _ = writeln!(out, "anonymous access ({route}, config {config}):");
+            }
             for (method, x) in answers {
                 let verdict = if x.answers {
                     "answers".to_owned()
@@ -33,6 +38,9 @@ pub fn anonymous_table(a: &LockAnonymous) -> String {
     }
     out
 }
+
+/// The line of a `lock` or `snapshot` that `--no-anonymous` kept from measuring.
+pub const SKIPPED_LINE: &str = "anonymous  not measured (`--no-anonymous`)\n";
 
 /// What happened to the lock's anonymous section, as one text line (empty when it has none).
 pub fn anonymous_line(a: Option<AnonymousCheck>) -> &'static str {

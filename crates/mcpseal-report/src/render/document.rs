@@ -54,6 +54,12 @@ pub fn render_snapshot(s: &Snapshot, format: DocFormat, color: bool) -> String {
         };
         let _ = writeln!(out, "{list:<18} {shown}");
     }
+    for (list, r) in &s.refused {
+        let _ = writeln!(out, "{list:<18} {}", r.reason);
+    }
+    if s.anonymous_only {
+        let _ = writeln!(out, "as seen without a credential (`--anonymous-only`)");
+    }
     let _ = writeln!(
         out,
         "{}  {}",
@@ -62,6 +68,9 @@ pub fn render_snapshot(s: &Snapshot, format: DocFormat, color: bool) -> String {
     );
     if let Some(a) = &s.anonymous {
         out.push_str(&super::anonymous::anonymous_table(a));
+    }
+    if s.anonymous_skipped {
+        out.push_str(super::anonymous::SKIPPED_LINE);
     }
     out
 }

@@ -17,7 +17,7 @@ use mcpseal_surface::lock::{Need, Relation, Version};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::anonymous::{anonymous_line, anonymous_table};
+use super::anonymous::{SKIPPED_LINE, anonymous_line, anonymous_table};
 use super::review::{Line, REVIEW_ORDER, review, summary_line};
 use super::sarif::{SarifRun, render_findings_sarif};
 use crate::document::{
@@ -214,6 +214,9 @@ pub fn render_lock(
     }
     if let Some(a) = &r.anonymous {
         text.push_str(&anonymous_table(a));
+    }
+    if r.anonymous_skipped {
+        text.push_str(SKIPPED_LINE);
     }
     text.push_str(&render_changes_text(&r.diff, options.full));
     render(

@@ -486,7 +486,19 @@ pub fn remeasure_anonymous(
             continue;
         };
         let answers = x.open(method);
-        let state = if answers == expected.answers {
+        // Like with like: an mcpseal block records the status and code too, so its expected
+        // verdict is the same `open` (a `tools/call` of the impossible tool that reached the
+        // handler counts as open); mcp-surface's blocks carry the verdict alone.
+        let expected_open = match expected.status {
+            Some(status) => mcpseal_surface::lock::anonymous::Answer {
+                answers: expected.answers,
+                status,
+                code: expected.code,
+            }
+            .open(method),
+            None => expected.answers,
+        };
+        let state = if answers == expected_open {
             CheckState::Pass
         } else {
             CheckState::Fail
@@ -497,10 +509,10 @@ pub fn remeasure_anonymous(
             state,
             format!("`{method}` without a credential is as published"),
             format!("{} (HTTP {})", word(answers), x.status),
-            if answers && !expected.answers {
+            if answers && !expected_open {
                 format!("refused, as published: anonymous access widened to `{method}`")
             } else {
-                word(expected.answers).to_owned()
+                word(expected_open).to_owned()
             },
         ));
     }
