@@ -68,6 +68,9 @@ pub enum Command {
     /// version, judge each against the previous one (exit 0 no violation, 1 violations, 2
     /// could not replay).
     Replay(crate::commands::replay::ReplayArgs),
+    /// A fleet index: measure a cohort of pinned servers (sharded), merge the shards
+    /// (exit 0 the document was written, 2 it could not be).
+    Index(crate::commands::index::IndexArgs),
     /// Print the resolved project settings (`mcpseal.toml`, `[tool.mcpseal]` or `"mcpseal"` in
     /// `package.json`) and where each came from.
     Config(crate::project::ConfigArgs),

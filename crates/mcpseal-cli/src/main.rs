@@ -41,6 +41,7 @@ fn name(command: &Command) -> &'static str {
         Command::Serve(_) => "serve",
         Command::Guard(_) => "guard",
         Command::Replay(_) => "replay",
+        Command::Index(_) => "index",
         Command::Config(_) => "config",
         Command::Completions(_) => "completions",
         Command::Man => "man",
@@ -63,6 +64,7 @@ async fn run(command: Command, signals: Signals) -> Result<Outcome, CliError> {
         Command::Serve(args) => commands::serve::run(args, signals).await,
         Command::Guard(args) => commands::guard::run(args).await,
         Command::Replay(args) => commands::replay::run(args).await,
+        Command::Index(args) => commands::index::run_command(args).await,
         Command::Config(args) => project::run(&args),
         Command::Completions(args) => shell::completions(&args),
         Command::Man => shell::man(),
@@ -92,6 +94,7 @@ fn wants_json(command: &Command) -> bool {
         Command::Serve(a) => a.format == DocFormat::Json,
         Command::Guard(_) => false,
         Command::Replay(a) => a.format == commands::replay::ReplayFormat::Json,
+        Command::Index(a) => a.json(),
         Command::Config(a) => a.format == DocFormat::Json,
         Command::Completions(_) | Command::Man => false,
     }
