@@ -289,10 +289,40 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
             &dir("m3"),
         ],
     ));
+    let db = dir("history.sqlite");
     ok(&mcpseal(
         &env,
-        &["index", "merge", &dir("run1"), "--out", &dir("m1")],
+        &[
+            "index",
+            "merge",
+            &dir("run1"),
+            "--out",
+            &dir("m1"),
+            "--history",
+            &db,
+        ],
     ));
+    // The same run merged again from its shards: recorded once (idempotent on the run id).
+    let again = mcpseal(
+        &env,
+        &[
+            "index",
+            "merge",
+            &dir("s0"),
+            &dir("s1"),
+            &dir("s2"),
+            "--out",
+            &dir("m3b"),
+            "--history",
+            &db,
+        ],
+    );
+    ok(&again);
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already recorded"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     let m1 = std::fs::read(w.join("m1/index.json")).expect("m1");
     let m3 = std::fs::read(w.join("m3/index.json")).expect("m3");
     if m1 != m3 {
@@ -373,6 +403,90 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
     assert_eq!(row(&doc2, "crashing")["change"]["kind"], "notCompared");
     assert_eq!(doc2["summary"]["changed"], 1);
     assert_eq!(doc2["summary"]["changedWithoutBump"], 1);
+
+    // History: both runs, oldest first, every rate with its denominator.
+    ok(&mcpseal(
+        &env,
+        &[
+            "index",
+            "merge",
+            &dir("run2"),
+            "--out",
+            &dir("m2"),
+            "--history",
+            &db,
+        ],
+    ));
+    let h = mcpseal(&env, &["index", "history", "--db", &db]);
+    ok(&h);
+    let text = String::from_utf8_lossy(&h.stdout);
+    let runs: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ')).collect();
+    assert_eq!(runs.len(), 2, "{text}");
+    assert!(
+        runs[0].starts_with("r1: ready 3 of 8") && runs[0].contains("unreachable 2 of 8"),
+        "{text}"
+    );
+    assert!(runs[1].starts_with("r2: "), "{text}");
+    assert!(text.contains("without a bump 1 of 8 (12.5%)"), "{text}");
+
+    // The site: one row per target, the chart, a page per server with both runs, evidence
+    // links that resolve, no script, the same bytes twice.
+    let site = |out: &str| {
+        ok(&mcpseal(
+            &env,
+            &[
+                "index",
+                "site",
+                "--from",
+                &dir("m2"),
+                "--db",
+                &db,
+                "--out",
+                out,
+            ],
+        ))
+    };
+    site(&dir("public"));
+    site(&dir("public2"));
+    let html = std::fs::read_to_string(w.join("public/index.html")).expect("index.html");
+    assert_eq!(html.matches("<tr class=\"target\">").count(), 8, "{html}");
+    assert!(html.contains("<svg id=\"chart-states\" role=\"img\""));
+    assert_eq!(
+        html.matches("<rect class=\"bar state-unreachable\"")
+            .count(),
+        2
+    );
+    assert!(
+        html.contains("unreachable</th><td>2 of 8 (25.0%)"),
+        "{html}"
+    );
+    assert!(!html.contains("<script"));
+    assert_eq!(
+        std::fs::read(w.join("public2/index.html")).expect("again"),
+        html.as_bytes()
+    );
+    let page = std::fs::read_to_string(w.join("public/servers/drifting.html")).expect("page");
+    assert!(
+        page.contains("<th scope=\"row\">r1</th>") && page.contains("<th scope=\"row\">r2</th>")
+    );
+    assert!(page.contains("changed without a bump"), "{page}");
+    for href in html
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|h| h.split('"').next())
+    {
+        assert!(w.join("public").join(href).is_file(), "dead link {href}");
+    }
+    for href in page
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|h| h.split('"').next())
+    {
+        assert!(
+            w.join("public/servers").join(href).is_file(),
+            "dead link {href}"
+        );
+    }
 }
 
 #[test]

@@ -8,14 +8,18 @@
 //! * [`shard`]: deterministic shards (a target's shard is a hash of its id);
 //! * [`document`]: the run document (one row per target) and where its evidence lives;
 //! * [`merge`]: shards of one run joined, byte-identical whatever the shard count;
+//! * [`history`]: every merged run in SQLite (WAL, migrations, idempotent on run id);
+//! * [`site`]: the static HTML pages (no JavaScript, inline SVG, deterministic bytes).
 //!
 //! Nothing here speaks to a server or reads the network.
 
 pub mod cohort;
 pub mod document;
+pub mod history;
 pub mod merge;
 pub mod render;
 pub mod shard;
+pub mod site;
 
 use sha2::{Digest, Sha256};
 

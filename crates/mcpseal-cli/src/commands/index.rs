@@ -1,12 +1,13 @@
-//! `mcpseal index run|merge`: parse, one facade call ([`mcpseal::index::run`],
-//! [`mcpseal::index::merge`]), render, exit code (0 the document was written — what the rows
+//! `mcpseal index run|merge|history`: parse, one facade call ([`mcpseal::index::run`],
+//! [`mcpseal::index::merge`], [`mcpseal::index::history`]), render, exit code (0 the document was written — what the rows
 //! say is data, not the command's verdict; 2 it could not be).
 
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use mcpseal::index::model::history::Recorded;
 use mcpseal::index::model::shard::Shard;
-use mcpseal::index::{IndexOptions, merge, run};
+use mcpseal::index::{IndexOptions, history, merge, run, site};
 use mcpseal::report::DocFormat;
 use mcpseal::sources::{Cache, Config, LaunchOptions, Launcher};
 
@@ -30,6 +31,33 @@ pub enum IndexCommand {
     /// Join the shard directories of one run into `--out/index.json` (byte-identical whatever
     /// the shard count).
     Merge(MergeArgs),
+    /// Print every recorded run's counts from the history database, oldest first.
+    History(HistoryArgs),
+    /// Write the static site (`index.html`, a page per server, the evidence) from a merged run
+    /// and the history.
+    Site(SiteArgs),
+}
+
+/// `mcpseal index site`.
+#[derive(Debug, Args)]
+pub struct SiteArgs {
+    /// The directory `merge` wrote (or its `index.json`).
+    #[arg(long, value_name = "DIR")]
+    pub from: PathBuf,
+    /// The history database.
+    #[arg(long, value_name = "FILE")]
+    pub db: PathBuf,
+    /// Where the pages go.
+    #[arg(long, value_name = "DIR", default_value = "public")]
+    pub out: PathBuf,
+}
+
+/// `mcpseal index history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// The history database (`merge --history` writes it).
+    #[arg(long, value_name = "FILE")]
+    pub db: PathBuf,
 }
 
 /// `mcpseal index run`.
@@ -73,6 +101,9 @@ pub struct MergeArgs {
     /// Where `index.json` and the evidence go.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Also record the merged run in this SQLite history (idempotent on the run id).
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = DocFormat::Text)]
     pub format: DocFormat,
@@ -84,6 +115,7 @@ impl IndexArgs {
         let f = match &self.command {
             IndexCommand::Run(a) => a.format,
             IndexCommand::Merge(a) => a.format,
+            IndexCommand::History(_) | IndexCommand::Site(_) => DocFormat::Text,
         };
         f == DocFormat::Json
     }
@@ -152,9 +184,30 @@ pub async fn run_command(a: IndexArgs) -> Result<Outcome, CliError> {
             Ok(Outcome::Ok)
         }
         IndexCommand::Merge(m) => {
-            let done = merge(&m.dirs, &m.out)?;
+            let done = merge(&m.dirs, &m.out, m.history.as_deref())?;
             output::note(&format!("wrote {}", done.path.display()));
+            match done.recorded {
+                Some(Recorded::Added(n)) => output::note(&format!("history: {n} rows recorded")),
+                Some(Recorded::AlreadyThere) => {
+                    output::note("history: this run was already recorded (nothing changed)");
+                }
+                None => {}
+            }
             output::emit(&render(&done.document, m.format), None)?;
+            Ok(Outcome::Ok)
+        }
+        IndexCommand::History(h) => {
+            let lines = history(&h.db)?;
+            output::emit(&mcpseal::index::model::history::render(&lines), None)?;
+            Ok(Outcome::Ok)
+        }
+        IndexCommand::Site(a) => {
+            let done = site(&a.from, &a.db, &a.out)?;
+            output::note(&format!(
+                "wrote {} pages into {}",
+                done.pages.len(),
+                a.out.display()
+            ));
             Ok(Outcome::Ok)
         }
     }

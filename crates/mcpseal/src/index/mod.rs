@@ -156,6 +156,15 @@ pub enum IndexError {
     /// The shards cannot be merged.
     #[error("{0}")]
     Merge(#[from] MergeError),
+    /// The history database cannot be used.
+    #[error("`{path}`: {source}")]
+    History {
+        /// The database file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: mcpseal_index::history::HistoryError,
+    },
     /// Something could not be written.
     #[error("could not write `{path}`: {source}")]
     Write {
@@ -178,6 +187,7 @@ impl IndexError {
             }
             IndexError::Sources(e) => e.hint(),
             IndexError::Merge(e) => e.hint(),
+            IndexError::History { source, .. } => source.hint(),
             IndexError::Write { .. } => "check the output directory and its permissions",
         }
     }
@@ -316,16 +326,25 @@ pub struct MergeOutcome {
     pub document: IndexRun,
     /// `OUT/index.json`.
     pub path: PathBuf,
+    /// What recording it in the history did (when a history database was given).
+    pub recorded: Option<mcpseal_index::history::Recorded>,
 }
 
 /// Joins the shard documents found in `dirs` (each a directory `run --out` wrote, or a
 /// document file) into `out/index.json`, and copies the evidence the rows name into
 /// `out/evidence/` (checking each file's address).
 ///
+/// When `history` names a database, the merged run is recorded there too (idempotent on its
+/// run id).
+///
 /// # Errors
 /// [`IndexError::Document`] for an unreadable document or missing evidence,
-/// [`IndexError::Merge`] when the shards do not make one whole run.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, IndexError> {
+/// [`IndexError::Merge`] when the shards do not make one whole run, [`IndexError::History`].
+pub fn merge(
+    dirs: &[PathBuf],
+    out: &Path,
+    history: Option<&Path>,
+) -> Result<MergeOutcome, IndexError> {
     let mut docs = Vec::new();
     let mut sources: BTreeMap<String, PathBuf> = BTreeMap::new();
     for d in dirs {
@@ -348,7 +367,127 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, IndexError> {
     }
     let path = out.join("index.json");
     store::write(&path, &document.to_bytes())?;
-    Ok(MergeOutcome { document, path })
+    let recorded = match history {
+        Some(db) => {
+            Some(
+                open_history(db)?
+                    .record(&document)
+                    .map_err(|source| IndexError::History {
+                        path: db.to_owned(),
+                        source,
+                    })?,
+            )
+        }
+        None => None,
+    };
+    Ok(MergeOutcome {
+        document,
+        path,
+        recorded,
+    })
+}
+
+fn open_history(db: &Path) -> Result<mcpseal_index::history::History, IndexError> {
+    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| IndexError::Write {
+            path: dir.to_owned(),
+            source,
+        })?;
+    }
+    mcpseal_index::history::History::open(db).map_err(|source| IndexError::History {
+        path: db.to_owned(),
+        source,
+    })
+}
+
+/// Every recorded run's counts, oldest first (`mcpseal index history`).
+///
+/// # Errors
+/// [`IndexError::History`]; a database that does not exist is an error, not an empty history.
+pub fn history(db: &Path) -> Result<Vec<mcpseal_index::history::RunLine>, IndexError> {
+    if !db.is_file() {
+        return Err(IndexError::Read {
+            path: db.to_owned(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no history database"),
+        });
+    }
+    open_history(db)?
+        .runs()
+        .map_err(|source| IndexError::History {
+            path: db.to_owned(),
+            source,
+        })
+}
+
+/// What `site` wrote.
+#[derive(Debug, Clone)]
+pub struct SiteOutcome {
+    /// Every page written, relative to the output directory.
+    pub pages: Vec<String>,
+}
+
+/// Writes the static site into `out`: `index.html` and `servers/ID.html` from the merged run in
+/// `from` (a directory `merge` wrote, or its `index.json`) and every run of the history `db`;
+/// the latest run's evidence is copied to `out/evidence/` so the pages' links work offline.
+///
+/// # Errors
+/// [`IndexError`].
+pub fn site(from: &Path, db: &Path, out: &Path) -> Result<SiteOutcome, IndexError> {
+    let docs = store::documents_in(from)?;
+    let (file, latest) = match docs.as_slice() {
+        [(f, d)] if d.shard.is_none() => (f.clone(), d.clone()),
+        _ => {
+            return Err(IndexError::Document {
+                path: from.to_owned(),
+                why: "not one merged run document (run `mcpseal index merge` first)".into(),
+            });
+        }
+    };
+    let runs = history(db)?;
+    let h = open_history(db)?;
+    let mut targets = BTreeMap::new();
+    for r in &latest.rows {
+        let lines = h
+            .target_lines(&r.id)
+            .map_err(|source| IndexError::History {
+                path: db.to_owned(),
+                source,
+            })?;
+        targets.insert(r.id.clone(), lines);
+    }
+    let base = file.parent().map(Path::to_owned).unwrap_or_default();
+    for r in &latest.rows {
+        for a in [&r.evidence.capture, &r.evidence.probe]
+            .into_iter()
+            .flatten()
+        {
+            store::copy_evidence(&base, out, a)?;
+        }
+    }
+    // Older runs' evidence is linked only where the site already holds it (a site directory
+    // kept between runs accumulates it); a link never points at nothing.
+    let held = |a: &Option<String>| {
+        a.as_deref()
+            .and_then(mcpseal_index::document::evidence_path)
+            .is_some_and(|p| out.join(p).is_file())
+    };
+    for lines in targets.values_mut() {
+        for l in lines.iter_mut() {
+            if !held(&l.evidence.0) {
+                l.evidence.0 = None;
+            }
+            if !held(&l.evidence.1) {
+                l.evidence.1 = None;
+            }
+        }
+    }
+    let files = mcpseal_index::site::render(&latest, &runs, &targets);
+    let mut pages = Vec::with_capacity(files.len());
+    for (rel, html) in files {
+        store::write(&out.join(&rel), html.as_bytes())?;
+        pages.push(rel);
+    }
+    Ok(SiteOutcome { pages })
 }
 
 /// The committed schema files of the index documents.
