@@ -82,6 +82,9 @@ pub enum Command {
     /// `mcpseal.toml`, capture the first lock, add `.github/workflows/mcpseal.yml` (never
     /// overwrites without `--force`; a second run changes nothing).
     Init(crate::commands::init::InitArgs),
+    /// A fleet index: measure a cohort of pinned servers (sharded), merge the shards
+    /// (exit 0 the document was written, 2 it could not be).
+    Index(crate::commands::index::IndexArgs),
     /// Print the resolved project settings (`mcpseal.toml`, `[tool.mcpseal]` or `"mcpseal"` in
     /// `package.json`) and where each came from.
     Config(crate::project::ConfigArgs),

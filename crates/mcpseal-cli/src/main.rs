@@ -43,6 +43,7 @@ fn name(command: &Command) -> &'static str {
         Command::Guard(_) => "guard",
         Command::Replay(_) => "replay",
         Command::Init(_) => "init",
+        Command::Index(_) => "index",
         Command::Config(_) => "config",
         Command::Completions(_) => "completions",
         Command::Man => "man",
@@ -67,6 +68,7 @@ async fn run(command: Command, signals: Signals) -> Result<Outcome, CliError> {
         Command::Guard(args) => commands::guard::run(args, signals).await,
         Command::Replay(args) => commands::replay::run(args).await,
         Command::Init(args) => commands::init::run(args).await,
+        Command::Index(args) => commands::index::run_command(args).await,
         Command::Config(args) => project::run(&args),
         Command::Completions(args) => shell::completions(&args),
         Command::Man => shell::man(),
@@ -97,6 +99,7 @@ fn wants_json(command: &Command) -> bool {
         Command::Guard(_) => false,
         Command::Replay(a) => a.format == commands::replay::ReplayFormat::Json,
         Command::Init(a) => a.format == DocFormat::Json,
+        Command::Index(a) => a.json(),
         Command::Config(a) => a.format == DocFormat::Json,
         Command::Completions(_) | Command::Man => false,
     }

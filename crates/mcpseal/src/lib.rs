@@ -24,6 +24,7 @@ mod connect;
 mod described;
 pub mod diff;
 pub mod guard;
+pub mod index;
 pub mod init;
 pub mod lock;
 pub mod probe;

@@ -17,6 +17,7 @@ pub fn all() -> Vec<(&'static str, Value)> {
         mcpseal_surface::lock::lock_schema(),
     ));
     all.push(crate::replay::schema());
+    all.extend(crate::index::schemas());
     all.push(("mcpseal-config.schema.json", crate::config::schema()));
     all.push((
         "init-report.schema.json",

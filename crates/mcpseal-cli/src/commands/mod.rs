@@ -6,6 +6,7 @@ pub mod card;
 pub mod check;
 pub mod diff;
 pub mod guard;
+pub mod index;
 pub mod init;
 pub mod lock;
 pub mod probe;

@@ -1,0 +1,519 @@
+//! `mcpseal index run|merge` end to end, against real things: fixture servers (clean, legacy,
+//! crashing, hanging, drifting between two runs, a remote over loopback HTTP), a real test peer
+//! (`@modelcontextprotocol/server-memory` from `tests/peers`), and a package installed from a
+//! real local npm registry (Verdaccio) by the same installer as `replay`. Two runs; three
+//! shards merged byte-identical to the unsharded run; the drift found in the second run;
+//! unreachable rows never clean; evidence that hashes to its address; the documents valid
+//! against the committed schema.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the test writes its inputs and starts the programs it checks"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use mcpseal_fixtures::HttpFixture;
+use mcpseal_fixtures::packages::{NPM_NAME, Verdaccio};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+fn mcpseal(env: &[(String, String)], args: &[&str]) -> Output {
+    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
+    cmd.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+    cmd.timeout(std::time::Duration::from_secs(600));
+    cmd.output().expect("runs")
+}
+
+fn ok(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout {}\nstderr {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn read(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).expect("document")).expect("json")
+}
+
+fn schema_check(doc: &Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/index-run.schema.json");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("committed schema"))
+            .expect("json");
+    let v = jsonschema::validator_for(&schema).expect("compiles");
+    let errors: Vec<String> = v.iter_errors(doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+fn row<'a>(doc: &'a Value, id: &str) -> &'a Value {
+    doc["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no row {id}"))
+}
+
+fn states(doc: &Value) -> Vec<(String, String)> {
+    doc["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap_or("").to_owned(),
+                r["state"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Every evidence address of `doc` exists under `dir` and hashes to itself.
+fn evidence_checks(doc: &Value, dir: &Path) -> usize {
+    let mut n = 0;
+    for r in doc["rows"].as_array().expect("rows") {
+        for kind in ["capture", "probe"] {
+            let Some(address) = r["evidence"][kind].as_str() else {
+                continue;
+            };
+            let hex = address.strip_prefix("sha256:").expect("sha256 address");
+            let path = dir
+                .join("evidence/sha256")
+                .join(&hex[..2])
+                .join(format!("{hex}.json"));
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let digest: String = Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(digest, hex, "{}", path.display());
+            n += 1;
+        }
+    }
+    n
+}
+
+fn peer_memory_entry() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../tests/peers/npm/node_modules/@modelcontextprotocol/server-memory/dist/index.js",
+    )
+}
+
+/// The cohort: `tools` is the drifting fixture's generated tool count (1 in the first run, 2 in
+/// the second, under the same reported version).
+fn cohort(fixture: &str, remote: &str, registry: &str, memory_file: &Path, tools: u32) -> String {
+    format!(
+        r#"[defaults]
+budget-seconds = 240
+request-timeout-seconds = 10
+
+[[target]]
+id = "clean"
+install = "cmd:{fixture}"
+
+[[target]]
+id = "legacy"
+install = "cmd:{fixture}"
+args = ["--mode", "legacy"]
+era = "2025-11-25"
+
+[[target]]
+id = "crashing"
+install = "cmd:{fixture}"
+args = ["--crash-after", "0"]
+
+[[target]]
+id = "hanging"
+install = "cmd:{fixture}"
+args = ["--hang-on", "server/discover", "--hang-on", "initialize"]
+request-timeout-seconds = 2
+
+[[target]]
+id = "drifting"
+install = "cmd:{fixture}"
+args = ["--tools", "{tools}"]
+
+[[target]]
+id = "remote"
+install = "url:{remote}"
+
+[[target]]
+id = "memory-peer"
+install = "cmd:node"
+args = ["{memory}"]
+env = {{ MEMORY_FILE_PATH = "{memory_file}" }}
+
+[[target]]
+id = "npm-echo"
+install = "npm:{NPM_NAME}@1.0.0"
+registry = "{registry}"
+"#,
+        memory = peer_memory_entry().display(),
+        memory_file = memory_file.display(),
+    )
+}
+
+#[test]
+fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
+    let work = tempfile::tempdir().expect("work");
+    let w = work.path();
+    let npm = Verdaccio::start(&w.join("verdaccio"));
+    npm.publish_history();
+    let env = npm.npm_env();
+    let remote = HttpFixture::start(&[]);
+    let fixture = mcpseal_fixtures::binary();
+    let fixture = fixture.to_str().expect("utf-8");
+    let cache = w.join("cache");
+    let cache = cache.to_str().expect("utf-8");
+    let first = w.join("cohort-1.toml");
+    let memory_file = w.join("memory.jsonl");
+    std::fs::write(
+        &first,
+        cohort(fixture, &remote.url, &npm.url(), &memory_file, 1),
+    )
+    .expect("cohort");
+    let first = first.to_str().expect("utf-8");
+    let dir = |name: &str| w.join(name).to_string_lossy().into_owned();
+
+    // Run 1, unsharded.
+    let out = mcpseal(
+        &env,
+        &[
+            "index",
+            "run",
+            first,
+            "--out",
+            &dir("run1"),
+            "--run-id",
+            "r1",
+            "--cache",
+            cache,
+            "--jobs",
+            "2",
+            "--format",
+            "json",
+        ],
+    );
+    ok(&out);
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc, read(&w.join("run1/shard-0-of-1.json")));
+    schema_check(&doc);
+    let got = states(&doc);
+    let want: Vec<(String, String)> = [
+        ("clean", "ready"),
+        ("crashing", "unreachable"),
+        ("drifting", "ready"),
+        ("hanging", "unreachable"),
+        ("legacy", "findings"),
+        ("memory-peer", "findings"),
+        (
+            "npm-echo",
+            got.iter()
+                .find(|(i, _)| i == "npm-echo")
+                .map_or("", |(_, s)| s.as_str()),
+        ),
+        ("remote", "ready"),
+    ]
+    .iter()
+    .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+    .collect();
+    assert_eq!(got, want, "{doc:#}");
+    // The npm package was installed and measured, not merely listed.
+    let npm_row = row(&doc, "npm-echo");
+    assert!(
+        matches!(npm_row["state"].as_str(), Some("ready" | "findings")),
+        "{npm_row:#}"
+    );
+    assert_eq!(npm_row["version"], "1.0.0");
+    assert!(npm_row["fingerprint"].is_string());
+    // Unreachable is its own state: no fingerprint, no evidence, not counted as ready.
+    for id in ["crashing", "hanging"] {
+        let r = row(&doc, id);
+        assert!(
+            r["fingerprint"].is_null() && r["evidence"]["capture"].is_null(),
+            "{r:#}"
+        );
+        assert!(r["reason"].as_str().is_some_and(|s| !s.is_empty()), "{r:#}");
+    }
+    assert_eq!(doc["summary"]["targets"], 8);
+    assert_eq!(doc["summary"]["unreachable"], 2);
+    assert_eq!(
+        doc["summary"]["ready"].as_u64().unwrap_or(0)
+            + doc["summary"]["findings"].as_u64().unwrap_or(0),
+        6
+    );
+    assert_eq!(row(&doc, "legacy")["era"], "2025-11-25");
+    assert_eq!(row(&doc, "clean")["era"], "2026-07-28");
+    assert!(row(&doc, "legacy")["errors"].as_u64().unwrap_or(0) > 0);
+    assert_eq!(row(&doc, "clean")["errors"], 0);
+    assert_eq!(row(&doc, "clean")["change"]["kind"], "first");
+    // Evidence: 6 captured targets × (capture + probe), each hashing to its address.
+    assert_eq!(evidence_checks(&doc, &w.join("run1")), 12);
+
+    // The same run in 3 shards, merged: byte-identical to the unsharded run merged.
+    for i in 0..3 {
+        let shard = format!("{i}/3");
+        ok(&mcpseal(
+            &env,
+            &[
+                "index",
+                "run",
+                first,
+                "--shard",
+                &shard,
+                "--out",
+                &dir(&format!("s{i}")),
+                "--run-id",
+                "r1",
+                "--cache",
+                cache,
+                "--jobs",
+                "2",
+            ],
+        ));
+    }
+    ok(&mcpseal(
+        &env,
+        &[
+            "index",
+            "merge",
+            &dir("s2"),
+            &dir("s0"),
+            &dir("s1"),
+            "--out",
+            &dir("m3"),
+        ],
+    ));
+    let db = dir("history.sqlite");
+    ok(&mcpseal(
+        &env,
+        &[
+            "index",
+            "merge",
+            &dir("run1"),
+            "--out",
+            &dir("m1"),
+            "--history",
+            &db,
+        ],
+    ));
+    // The same run merged again from its shards: recorded once (idempotent on the run id).
+    let again = mcpseal(
+        &env,
+        &[
+            "index",
+            "merge",
+            &dir("s0"),
+            &dir("s1"),
+            &dir("s2"),
+            "--out",
+            &dir("m3b"),
+            "--history",
+            &db,
+        ],
+    );
+    ok(&again);
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already recorded"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let m1 = std::fs::read(w.join("m1/index.json")).expect("m1");
+    let m3 = std::fs::read(w.join("m3/index.json")).expect("m3");
+    if m1 != m3 {
+        let (a, b) = (String::from_utf8_lossy(&m1), String::from_utf8_lossy(&m3));
+        let differing: Vec<(&str, &str)> = a
+            .lines()
+            .zip(b.lines())
+            .filter(|(x, y)| x != y)
+            .take(5)
+            .collect();
+        panic!("3 shards merged != unsharded merged: {differing:?}");
+    }
+    let merged: Value = serde_json::from_slice(&m1).expect("json");
+    schema_check(&merged);
+    assert!(merged.get("shard").is_none());
+    assert_eq!(evidence_checks(&merged, &w.join("m3")), 12);
+
+    // A missing shard is refused with a hint (exit 2), nothing written.
+    let refused = mcpseal(
+        &env,
+        &[
+            "index",
+            "merge",
+            &dir("s0"),
+            &dir("s1"),
+            "--out",
+            &dir("bad"),
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("is missing") && err.contains("hint:"), "{err}");
+    assert!(!w.join("bad/index.json").exists());
+
+    // Run 2: the drifting server gained a tool under the same version.
+    let second = w.join("cohort-2.toml");
+    std::fs::write(
+        &second,
+        cohort(fixture, &remote.url, &npm.url(), &memory_file, 2),
+    )
+    .expect("cohort");
+    let out = mcpseal(
+        &env,
+        &[
+            "index",
+            "run",
+            second.to_str().expect("utf-8"),
+            "--out",
+            &dir("run2"),
+            "--run-id",
+            "r2",
+            "--previous",
+            &dir("m1"),
+            "--cache",
+            cache,
+            "--format",
+            "json",
+        ],
+    );
+    ok(&out);
+    let doc2: Value = serde_json::from_slice(&out.stdout).expect("json");
+    schema_check(&doc2);
+    let drift = &row(&doc2, "drifting")["change"];
+    assert_eq!(drift["kind"], "changed", "{drift:#}");
+    assert_eq!(drift["withoutBump"], true);
+    assert_eq!(drift["previousRun"], "r1");
+    assert!(
+        drift["changes"].as_array().is_some_and(|c| c
+            .iter()
+            .any(|x| x.as_str().is_some_and(|s| s.contains("`tool_00002`")))),
+        "{drift:#}"
+    );
+    // Quiet on the good case: the servers that did not change are unchanged.
+    for id in ["clean", "legacy", "remote", "npm-echo"] {
+        assert_eq!(row(&doc2, id)["change"]["kind"], "unchanged", "{id}");
+    }
+    // Unreachable on either side: not compared, never "unchanged".
+    assert_eq!(row(&doc2, "crashing")["change"]["kind"], "notCompared");
+    assert_eq!(doc2["summary"]["changed"], 1);
+    assert_eq!(doc2["summary"]["changedWithoutBump"], 1);
+
+    // History: both runs, oldest first, every rate with its denominator.
+    ok(&mcpseal(
+        &env,
+        &[
+            "index",
+            "merge",
+            &dir("run2"),
+            "--out",
+            &dir("m2"),
+            "--history",
+            &db,
+        ],
+    ));
+    let h = mcpseal(&env, &["index", "history", "--db", &db]);
+    ok(&h);
+    let text = String::from_utf8_lossy(&h.stdout);
+    let runs: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ')).collect();
+    assert_eq!(runs.len(), 2, "{text}");
+    assert!(
+        runs[0].starts_with("r1: ready 3 of 8") && runs[0].contains("unreachable 2 of 8"),
+        "{text}"
+    );
+    assert!(runs[1].starts_with("r2: "), "{text}");
+    assert!(text.contains("without a bump 1 of 8 (12.5%)"), "{text}");
+
+    // The site: one row per target, the chart, a page per server with both runs, evidence
+    // links that resolve, no script, the same bytes twice.
+    let site = |out: &str| {
+        ok(&mcpseal(
+            &env,
+            &[
+                "index",
+                "site",
+                "--from",
+                &dir("m2"),
+                "--db",
+                &db,
+                "--out",
+                out,
+            ],
+        ))
+    };
+    site(&dir("public"));
+    site(&dir("public2"));
+    let html = std::fs::read_to_string(w.join("public/index.html")).expect("index.html");
+    assert_eq!(html.matches("<tr class=\"target\">").count(), 8, "{html}");
+    assert!(html.contains("<svg id=\"chart-states\" role=\"img\""));
+    assert_eq!(
+        html.matches("<rect class=\"bar state-unreachable\"")
+            .count(),
+        2
+    );
+    assert!(
+        html.contains("unreachable</th><td>2 of 8 (25.0%)"),
+        "{html}"
+    );
+    assert!(!html.contains("<script"));
+    assert_eq!(
+        std::fs::read(w.join("public2/index.html")).expect("again"),
+        html.as_bytes()
+    );
+    let page = std::fs::read_to_string(w.join("public/servers/drifting.html")).expect("page");
+    assert!(
+        page.contains("<th scope=\"row\">r1</th>") && page.contains("<th scope=\"row\">r2</th>")
+    );
+    assert!(page.contains("changed without a bump"), "{page}");
+    for href in html
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|h| h.split('"').next())
+    {
+        assert!(w.join("public").join(href).is_file(), "dead link {href}");
+    }
+    for href in page
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|h| h.split('"').next())
+    {
+        assert!(
+            w.join("public/servers").join(href).is_file(),
+            "dead link {href}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_cohort_is_exit_2_with_a_hint() {
+    let work = tempfile::tempdir().expect("work");
+    let cohort = work.path().join("cohort.toml");
+    std::fs::write(
+        &cohort,
+        "[[target]]\nid = \"x\"\ninstall = \"npm:left-pad\"\n",
+    )
+    .expect("write");
+    let out = mcpseal(
+        &[],
+        &[
+            "index",
+            "run",
+            cohort.to_str().expect("utf-8"),
+            "--out",
+            &work.path().join("out").to_string_lossy(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("target `x`") && err.contains("hint:"), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("error document");
+    assert_eq!(doc["error"]["kind"], "usage", "{doc:#}");
+    assert!(!work.path().join("out").exists());
+}

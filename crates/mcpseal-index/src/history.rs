@@ -1,0 +1,454 @@
+//! The index's history: every merged run in one SQLite file (WAL; one writer at a time,
+//! `BEGIN IMMEDIATE`; schema migrations by `PRAGMA user_version`).
+//!
+//! Tables: `runs` (one per run id), `targets` (one per target id, its latest install string),
+//! `rows` (one per run × target: state, era, fingerprint, counts, change), `rule_counts` (one
+//! per run × target × rule). Recording a run is idempotent on its run id: the same document
+//! again changes nothing; a different document under a known run id is refused, so a merge can
+//! never lose or duplicate a row.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use crate::document::{IndexRun, RowState};
+
+/// The schema migrations, in order; `user_version` is how many have run.
+const MIGRATIONS: &[&str] = &[r"
+CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY,
+    tool_version TEXT NOT NULL,
+    cohort_sha256 TEXT NOT NULL,
+    document_sha256 TEXT NOT NULL,
+    targets INTEGER NOT NULL
+);
+CREATE TABLE targets (
+    target_id TEXT PRIMARY KEY,
+    install TEXT NOT NULL,
+    kind TEXT NOT NULL
+);
+CREATE TABLE rows (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    target_id TEXT NOT NULL REFERENCES targets(target_id),
+    version TEXT,
+    state TEXT NOT NULL,
+    era TEXT,
+    fingerprint TEXT,
+    errors INTEGER NOT NULL,
+    warnings INTEGER NOT NULL,
+    change_kind TEXT NOT NULL,
+    without_bump INTEGER NOT NULL,
+    capture TEXT,
+    probe TEXT,
+    PRIMARY KEY (run_id, target_id)
+);
+CREATE TABLE rule_counts (
+    run_id TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (run_id, target_id, rule),
+    FOREIGN KEY (run_id, target_id) REFERENCES rows(run_id, target_id)
+);
+"];
+
+/// A history file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// SQLite refused.
+    #[error("the history database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    /// Written by a newer mcpseal.
+    #[error("the history database is at schema {found}; this mcpseal knows {known}")]
+    Newer {
+        /// Its `user_version`.
+        found: i64,
+        /// Migrations this build has.
+        known: usize,
+    },
+    /// A run id already recorded with other content.
+    #[error("run `{0}` is already recorded with different rows")]
+    Conflict(String),
+}
+
+impl HistoryError {
+    /// What to do.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            HistoryError::Sql(_) => "check the path; only one writer at a time",
+            HistoryError::Newer { .. } => "use the mcpseal that wrote it, or a newer one",
+            HistoryError::Conflict(_) => {
+                "a run id names one run: merge all its shards first, or give the new run its own --run-id"
+            }
+        }
+    }
+}
+
+/// What recording a run did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// New rows were written.
+    Added(usize),
+    /// The run was already there, identical.
+    AlreadyThere,
+}
+
+/// The history database.
+pub struct History {
+    conn: Connection,
+}
+
+/// One run's line of `history`: its counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunLine {
+    /// The run id.
+    pub run_id: String,
+    /// Rows.
+    pub targets: usize,
+    /// Rows per state, in [`RowState::ALL`] order.
+    pub states: Vec<(RowState, usize)>,
+    /// Rows that changed.
+    pub changed: usize,
+    /// Of those, without a bump.
+    pub changed_without_bump: usize,
+    /// Per rule, targets it fired on.
+    pub rules: Vec<(String, usize)>,
+}
+
+impl History {
+    /// Opens (or creates) `path`, in WAL mode, migrated to this build's schema.
+    ///
+    /// # Errors
+    /// [`HistoryError`].
+    pub fn open(path: &Path) -> Result<History, HistoryError> {
+        let mut conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let known = MIGRATIONS.len();
+        let done = usize::try_from(version).unwrap_or(usize::MAX);
+        if done > known {
+            return Err(HistoryError::Newer {
+                found: version,
+                known,
+            });
+        }
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for m in &MIGRATIONS[done..] {
+            tx.execute_batch(m)?;
+        }
+        tx.pragma_update(None, "user_version", known as i64)?;
+        tx.commit()?;
+        Ok(History { conn })
+    }
+
+    /// Records a run (see the module docs).
+    ///
+    /// # Errors
+    /// [`HistoryError::Conflict`] when the run id holds other content.
+    pub fn record(&mut self, run: &IndexRun) -> Result<Recorded, HistoryError> {
+        let sha = crate::sha256_tagged(&run.to_bytes());
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let known: Option<String> = tx
+            .query_row(
+                "SELECT document_sha256 FROM runs WHERE run_id = ?1",
+                params![run.run_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match known {
+            Some(k) if k == sha => return Ok(Recorded::AlreadyThere),
+            Some(_) => return Err(HistoryError::Conflict(run.run_id.clone())),
+            None => {}
+        }
+        tx.execute(
+            "INSERT INTO runs (run_id, tool_version, cohort_sha256, document_sha256, targets) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![run.run_id, run.tool_version, run.cohort_sha256, sha, run.rows.len() as i64],
+        )?;
+        for r in &run.rows {
+            tx.execute(
+                "INSERT INTO targets (target_id, install, kind) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(target_id) DO UPDATE SET install = excluded.install, kind = excluded.kind",
+                params![r.id, r.install, r.kind],
+            )?;
+            let change = serde_json::to_value(r.change.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            tx.execute(
+                "INSERT INTO rows (run_id, target_id, version, state, era, fingerprint, errors, warnings, change_kind, without_bump, capture, probe)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                params![
+                    run.run_id,
+                    r.id,
+                    r.version,
+                    r.state.as_str(),
+                    r.era,
+                    r.fingerprint,
+                    r.errors as i64,
+                    r.warnings as i64,
+                    change,
+                    r.change.without_bump,
+                    r.evidence.capture,
+                    r.evidence.probe
+                ],
+            )?;
+            for h in &r.rules {
+                tx.execute(
+                    "INSERT INTO rule_counts (run_id, target_id, rule, severity, count) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![run.run_id, r.id, h.rule, h.severity.as_str(), h.count as i64],
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(Recorded::Added(run.rows.len()))
+    }
+
+    /// Every run's counts, oldest run id first (run ids sort as their dates do).
+    ///
+    /// # Errors
+    /// [`HistoryError::Sql`].
+    pub fn runs(&self) -> Result<Vec<RunLine>, HistoryError> {
+        let mut lines = Vec::new();
+        let mut runs = self
+            .conn
+            .prepare("SELECT run_id, targets FROM runs ORDER BY run_id")?;
+        let ids: Vec<(String, i64)> = runs
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        for (run_id, targets) in ids {
+            let mut states = Vec::new();
+            for s in RowState::ALL {
+                let n: i64 = self.conn.query_row(
+                    "SELECT COUNT(*) FROM rows WHERE run_id = ?1 AND state = ?2",
+                    params![run_id, s.as_str()],
+                    |r| r.get(0),
+                )?;
+                states.push((s, usize::try_from(n).unwrap_or(0)));
+            }
+            let (changed, without): (i64, i64) = self.conn.query_row(
+                "SELECT COUNT(*), COALESCE(SUM(without_bump), 0) FROM rows WHERE run_id = ?1 AND change_kind = 'changed'",
+                params![run_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            let mut q = self.conn.prepare(
+                "SELECT rule, COUNT(*) FROM rule_counts WHERE run_id = ?1 GROUP BY rule ORDER BY rule",
+            )?;
+            let rules: Vec<(String, usize)> = q
+                .query_map(params![run_id], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+                })?
+                .map(|x| x.map(|(rule, n)| (rule, usize::try_from(n).unwrap_or(0))))
+                .collect::<Result<_, _>>()?;
+            lines.push(RunLine {
+                run_id,
+                targets: usize::try_from(targets).unwrap_or(0),
+                states,
+                changed: usize::try_from(changed).unwrap_or(0),
+                changed_without_bump: usize::try_from(without).unwrap_or(0),
+                rules,
+            });
+        }
+        Ok(lines)
+    }
+
+    /// How many rows the history holds (all runs).
+    ///
+    /// # Errors
+    /// [`HistoryError::Sql`].
+    pub fn row_count(&self) -> Result<usize, HistoryError> {
+        let n: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM rows", [], |r| r.get(0))?;
+        Ok(usize::try_from(n).unwrap_or(0))
+    }
+}
+
+/// The text of `mcpseal index history`: one line per run, every rate with its denominator.
+pub fn render(lines: &[RunLine]) -> String {
+    let mut out = String::new();
+    for l in lines {
+        let states: Vec<String> = l
+            .states
+            .iter()
+            .map(|(s, n)| format!("{} {}", s.as_str(), crate::document::rate(*n, l.targets)))
+            .collect();
+        out.push_str(&format!("{}: {}\n", l.run_id, states.join(" · ")));
+        out.push_str(&format!(
+            "  changed {} · without a bump {}\n",
+            crate::document::rate(l.changed, l.targets),
+            crate::document::rate(l.changed_without_bump, l.targets)
+        ));
+        if !l.rules.is_empty() {
+            let rules: Vec<String> = l.rules.iter().map(|(r, n)| format!("{r} {n}")).collect();
+            out.push_str(&format!("  rules (targets): {}\n", rules.join(", ")));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{Change, ChangeKind, Evidence, Row, RuleHit};
+    use mcpseal_report::Severity;
+
+    fn row(id: &str, state: RowState, changed: bool) -> Row {
+        Row {
+            id: id.into(),
+            install: format!("cmd:{id}"),
+            kind: "cmd".into(),
+            version: None,
+            state,
+            reason: None,
+            era_hint: None,
+            era: None,
+            reported_version: None,
+            fingerprint: None,
+            counts: None,
+            probe_state: None,
+            errors: 1,
+            warnings: 0,
+            sdk_findings: 1,
+            application_findings: 0,
+            rules: vec![RuleHit {
+                rule: "SEAL001".into(),
+                severity: Severity::Error,
+                count: 1,
+            }],
+            change: Change {
+                kind: if changed {
+                    ChangeKind::Changed
+                } else {
+                    ChangeKind::First
+                },
+                without_bump: changed,
+                ..Change::first()
+            },
+            evidence: Evidence::default(),
+        }
+    }
+
+    fn run(id: &str, rows: Vec<Row>) -> IndexRun {
+        let n = rows.len();
+        IndexRun::new(id.into(), "0.1.0".into(), "sha256:c".into(), n, None, rows)
+    }
+
+    #[test]
+    fn runs_are_recorded_once_and_read_back() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("history.sqlite");
+        let r1 = run(
+            "2026-12-01",
+            vec![
+                row("a", RowState::Findings, false),
+                row("b", RowState::Unreachable, false),
+            ],
+        );
+        let r2 = run(
+            "2026-12-08",
+            vec![
+                row("a", RowState::Findings, true),
+                row("b", RowState::Ready, false),
+            ],
+        );
+        {
+            let mut h = History::open(&path).expect("open");
+            assert_eq!(h.record(&r1).expect("r1"), Recorded::Added(2));
+            assert_eq!(h.record(&r1).expect("again"), Recorded::AlreadyThere);
+        }
+        // Reopened (migrations already run), the second run added, nothing duplicated.
+        let mut h = History::open(&path).expect("reopen");
+        assert_eq!(h.record(&r2).expect("r2"), Recorded::Added(2));
+        assert_eq!(h.record(&r2).expect("again"), Recorded::AlreadyThere);
+        assert_eq!(h.row_count().expect("count"), 4);
+        let mut other = r2.clone();
+        other.rows.pop();
+        assert!(matches!(h.record(&other), Err(HistoryError::Conflict(_))));
+        assert_eq!(
+            h.row_count().expect("count"),
+            4,
+            "a refused run writes nothing"
+        );
+        let lines = h.runs().expect("runs");
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].run_id, "2026-12-01");
+        assert!(lines[0].states.contains(&(RowState::Unreachable, 1)));
+        assert!(lines[0].states.contains(&(RowState::Ready, 0)));
+        assert_eq!(lines[1].changed_without_bump, 1);
+        assert_eq!(lines[1].rules, vec![("SEAL001".to_owned(), 2)]);
+        let text = render(&lines);
+        assert!(text.contains("unreachable 1 of 2 (50.0%)"), "{text}");
+        let mode: String = h
+            .conn
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .expect("mode");
+        assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn a_newer_database_is_refused() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("h.sqlite");
+        let c = Connection::open(&path).expect("open");
+        c.pragma_update(None, "user_version", 99).expect("set");
+        drop(c);
+        assert!(matches!(
+            History::open(&path),
+            Err(HistoryError::Newer { found: 99, .. })
+        ));
+    }
+}
+
+/// One target's row in one run, for its page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetLine {
+    /// The run id.
+    pub run_id: String,
+    /// The pinned version.
+    pub version: Option<String>,
+    /// The state.
+    pub state: String,
+    /// The fingerprint.
+    pub fingerprint: Option<String>,
+    /// `first`, `unchanged`, `changed`, `notCompared`.
+    pub change: String,
+    /// Changed without a bump.
+    pub without_bump: bool,
+    /// Error findings.
+    pub errors: usize,
+    /// Evidence addresses (capture, probe).
+    pub evidence: (Option<String>, Option<String>),
+}
+
+impl History {
+    /// `target`'s rows, oldest run first.
+    ///
+    /// # Errors
+    /// [`HistoryError::Sql`].
+    pub fn target_lines(&self, target: &str) -> Result<Vec<TargetLine>, HistoryError> {
+        let mut q = self.conn.prepare(
+            "SELECT run_id, version, state, fingerprint, change_kind, without_bump, errors, capture, probe
+             FROM rows WHERE target_id = ?1 ORDER BY run_id",
+        )?;
+        let lines = q
+            .query_map(params![target], |r| {
+                Ok(TargetLine {
+                    run_id: r.get(0)?,
+                    version: r.get(1)?,
+                    state: r.get(2)?,
+                    fingerprint: r.get(3)?,
+                    change: r.get(4)?,
+                    without_bump: r.get(5)?,
+                    errors: usize::try_from(r.get::<_, i64>(6)?).unwrap_or(0),
+                    evidence: (r.get(7)?, r.get(8)?),
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(lines)
+    }
+}
