@@ -277,3 +277,63 @@ hostile! {
     grandchildren_holding_stdout_open: "grandchildren" over STDIO, within timed();
     stdout_half_closed: "half-close" over STDIO, within timed();
 }
+
+/// A listing page too large to quote (1,000 tools, about 360 KB) is quoted cut in the probe's
+/// JSON report, saying what was left out (the `tools` member, its item count, the whole
+/// result's size and SHA-256), and the report still validates against its schema. The
+/// control: the same report's small exchanges are quoted whole (no `truncated` member).
+#[test]
+fn a_huge_listing_is_quoted_cut_and_says_so() {
+    let args: Vec<String> = [
+        "probe",
+        "--format",
+        "json",
+        "--timeout",
+        "2s",
+        "--max-message-bytes",
+        &MAX_MESSAGE.to_string(),
+        "--",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .chain(hostile_argv(&["--case", "many-tools"]))
+    .collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpseal"))
+        .args(&args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcpseal");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let schema: serde_json::Value =
+        serde_json::from_str(mcpseal::report::PROBE_REPORT_SCHEMA).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let invalid: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(invalid.is_empty(), "{invalid:?}");
+    let evidence: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .flat_map(|f| f["evidence"].as_array().into_iter().flatten())
+        .collect();
+    let cut: Vec<&&serde_json::Value> = evidence
+        .iter()
+        .filter(|e| e.get("truncated").is_some())
+        .collect();
+    assert!(!cut.is_empty(), "no cut quote: {report:#}");
+    for e in &cut {
+        let omitted = &e["truncated"]["response"];
+        assert_eq!(omitted["members"]["tools"]["items"], 1000, "{e:#}");
+        assert!(omitted["bytes"].as_u64().is_some_and(|b| b > 256 * 1024));
+        assert_eq!(omitted["sha256"].as_str().map(str::len), Some(64));
+        assert!(e["response"]["result"].get("tools").is_none());
+        assert_eq!(e["request"]["method"], "tools/list");
+    }
+    assert!(
+        evidence.len() > cut.len(),
+        "the small exchanges are quoted whole"
+    );
+}

@@ -223,7 +223,9 @@ mod tests {
             .expect("recalled");
         assert_eq!(again.kind, TransportErrorKind::Oversize);
         assert!(
-            again.message.starts_with("the event stream passed 4096 bytes")
+            again
+                .message
+                .starts_with("the event stream passed 4096 bytes")
                 && again.message.contains("not asked again"),
             "{}",
             again.message

@@ -20,9 +20,9 @@ use mcpseal_report::{
 };
 
 use crate::context::ProbeContext;
-use crate::recorder::Recorder;
 use crate::prelude::Prelude;
 use crate::protocol::TARGET_REVISION;
+use crate::recorder::Recorder;
 use crate::rules::REGISTRY;
 
 /// What to run.
@@ -200,7 +200,7 @@ async fn run(
     if !options.calls.is_empty()
         && let Some(listing) = ctx.tool_listing().await
     {
-        let unknown = crate::calls::unknown_tools(&options.calls, &listing.tools);
+        let unknown = crate::calls::unknown_tools(&options.calls, listing.tools);
         if refuse_unknown_calls && !unknown.is_empty() {
             ctx.recorder().finish().await;
             let report = unreachable_report(&target, transport.as_str(), "");
@@ -404,7 +404,7 @@ fn incompleteness(
                 e.transport_error.as_ref().map(|t| {
                     // A timeout whose answer still came: say so, it is what explains the rest.
                     let later = if t.kind == mcpseal_client::TransportErrorKind::Timeout
-                        && late.iter().any(|m| *m == e.method)
+                        && late.contains(&e.method)
                     {
                         " (its answer came later: the server is slow, e.g. still starting; raise `--timeout`, or `--startup-timeout` for a stdio server's first answer)"
                     } else {

@@ -32,8 +32,8 @@ use mcpseal_protocol::method;
 use serde_json::{Map, Value, json};
 
 use crate::context::envelope_free;
-use crate::recorder::Recorder;
 use crate::protocol::TARGET_REVISION;
+use crate::recorder::Recorder;
 
 /// The path a working client takes with this server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

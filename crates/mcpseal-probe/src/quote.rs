@@ -219,7 +219,11 @@ mod tests {
             q["truncated"]["notificationsOmitted"],
             5000 - QUOTED_NOTIFICATIONS
         );
-        assert_eq!(q["response"], ex.response.clone().expect("r"), "answer whole");
+        assert_eq!(
+            q["response"],
+            ex.response.clone().expect("r"),
+            "answer whole"
+        );
         assert!(q["truncated"].get("response").is_none());
     }
 }

@@ -87,7 +87,11 @@ async fn judged<'a>(ctx: &'a ProbeContext<'_>) -> Vec<&'a Exchange> {
     let mut out = ctx.prelude().exchanges();
     let mut seen: BTreeSet<String> = out.iter().map(|e| id_of(e)).collect();
     let cacheable = ctx.cacheable_results().await;
-    let pages = ctx.tool_listing().await.map(|l| l.pages).unwrap_or_default();
+    let pages = ctx
+        .tool_listing()
+        .await
+        .map(|l| l.pages)
+        .unwrap_or_default();
     for ex in cacheable.into_iter().chain(pages) {
         if seen.insert(id_of(ex)) {
             out.push(ex);
