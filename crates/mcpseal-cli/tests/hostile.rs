@@ -28,12 +28,18 @@ const RSS_BOUND_KIB: u64 = (MAX_MESSAGE + 64 * 1024 * 1024) / 1024;
 /// Slack for starting a debug binary (and the stdio server) on a loaded machine, on top of
 /// the issue's `--timeout` + 1 s.
 const START_SLACK: Duration = Duration::from_secs(2);
-/// What the probe's connections' graceful closes add against a server that ignores SIGTERM
-/// (about six connections, 0.8 s each).
-const PROBE_CLOSE_GRACES: Duration = Duration::from_secs(6);
-/// The probe's measured excess over the issue's bounds (see `attack`).
-const PROBE_SLACK: Duration = Duration::from_secs(6);
-const PROBE_EXTRA_RSS_KIB: u64 = 128 * 1024;
+/// One graceful close of a stdio server that ignores end of input and SIGTERM: 500 ms for it
+/// to exit on its own, 300 ms after SIGTERM, then SIGKILL. The probe's fresh processes close
+/// together in the background while the rules run; the last may still be closing when the
+/// run ends, so against such a server the probe may take one grace more than `snapshot`.
+const CLOSE_GRACE: Duration = Duration::from_millis(800);
+/// Not yet met under heavy load (issue 11, reported): against a server whose every answer
+/// costs mcpseal CPU — a stdio notification flood that keeps streaming beside the answers, a
+/// compression bomb on every list — each of the probe's few dozen requests pays that cost
+/// again. Run alone the probe meets `--timeout` + 1 s (2.99 s and 4.07 s measured); with the
+/// whole suite in parallel at a load average of 25 it took 8.7 s and 10.9 s. Time only: the
+/// RSS bound holds for every case.
+const PROBE_CPU_SLACK: Duration = Duration::from_secs(9);
 /// The hard stop of a run that never ends (a failure, reported as such).
 const HARD_STOP: Duration = Duration::from_secs(60);
 
@@ -198,26 +204,18 @@ fn attack(case: &str, over: Over, deadline: Duration) -> Vec<String> {
         if !finding && (!run.stderr.contains("error:") || !run.stderr.contains("hint:")) {
             violations.push(format!("{label}: no clear error: {:?}", run.stderr));
         }
-        // The probe opens several connections; closing each to a server that ignores end of
-        // input and SIGTERM costs the close's graces (500 ms + 300 ms) before SIGKILL.
-        // The probe sends many requests over several connections, each bounded by
-        // `--timeout`, and a dead method costs one timeout per run: its bound is the dead
-        // method's (less than 3 x `--timeout`), or the page/size cap's.
-        //
-        // Not yet met by the probe (issue 11, left open and reported): its transcript keeps
-        // every exchange, each with up to 1 MiB of notifications and the listing's pages, so
-        // against the notification flood and a million tools it peaks near 90-140 MiB and
-        // takes up to ~10 s on a loaded machine. Its bounds here are the measured ones, so a
-        // regression past them still fails; snapshot and lock are held to the issue's.
-        let (deadline, rss_bound) = match command {
-            "probe" if case == "ignore-sigterm" => {
-                (3 * TIMEOUT + PROBE_CLOSE_GRACES, RSS_BOUND_KIB)
+        // Every command is held to the case's bound (`--timeout` + 1 s, or the page/size
+        // cap's) and to the RSS bound; the probe's dead method costs one timeout in the run
+        // (the memo), and its fresh processes' closes overlap: one close grace at most.
+        let deadline = match command {
+            "probe" if case == "ignore-sigterm" => deadline + CLOSE_GRACE,
+            "probe"
+                if matches!(case, "gzip-bomb" | "deflate-bomb")
+                    || (case == "notification-flood" && over == Over::Stdio) =>
+            {
+                deadline + PROBE_CPU_SLACK
             }
-            "probe" => (
-                deadline.max(3 * TIMEOUT) + PROBE_SLACK,
-                RSS_BOUND_KIB + PROBE_EXTRA_RSS_KIB,
-            ),
-            _ => (deadline, RSS_BOUND_KIB),
+            _ => deadline,
         };
         if run.took > deadline + START_SLACK {
             violations.push(format!(
@@ -225,9 +223,9 @@ fn attack(case: &str, over: Over, deadline: Duration) -> Vec<String> {
                 run.took
             ));
         }
-        if run.peak_kib == 0 || run.peak_kib > rss_bound {
+        if run.peak_kib == 0 || run.peak_kib > RSS_BOUND_KIB {
             violations.push(format!(
-                "{label}: peak RSS {} KiB, bound {rss_bound} KiB",
+                "{label}: peak RSS {} KiB, bound {RSS_BOUND_KIB} KiB",
                 run.peak_kib
             ));
         }
@@ -291,4 +289,64 @@ hostile! {
     a_child_that_ignores_sigterm: "ignore-sigterm" over STDIO, within timed();
     grandchildren_holding_stdout_open: "grandchildren" over STDIO, within timed();
     stdout_half_closed: "half-close" over STDIO, within timed();
+}
+
+/// A listing page too large to quote (1,000 tools, about 360 KB) is quoted cut in the probe's
+/// JSON report, saying what was left out (the `tools` member, its item count, the whole
+/// result's size and SHA-256), and the report still validates against its schema. The
+/// control: the same report's small exchanges are quoted whole (no `truncated` member).
+#[test]
+fn a_huge_listing_is_quoted_cut_and_says_so() {
+    let args: Vec<String> = [
+        "probe",
+        "--format",
+        "json",
+        "--timeout",
+        "2s",
+        "--max-message-bytes",
+        &MAX_MESSAGE.to_string(),
+        "--",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .chain(hostile_argv(&["--case", "many-tools"]))
+    .collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpseal"))
+        .args(&args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcpseal");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let schema: serde_json::Value =
+        serde_json::from_str(mcpseal::report::PROBE_REPORT_SCHEMA).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let invalid: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(invalid.is_empty(), "{invalid:?}");
+    let evidence: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .flat_map(|f| f["evidence"].as_array().into_iter().flatten())
+        .collect();
+    let cut: Vec<&&serde_json::Value> = evidence
+        .iter()
+        .filter(|e| e.get("truncated").is_some())
+        .collect();
+    assert!(!cut.is_empty(), "no cut quote: {report:#}");
+    for e in &cut {
+        let omitted = &e["truncated"]["response"];
+        assert_eq!(omitted["members"]["tools"]["items"], 1000, "{e:#}");
+        assert!(omitted["bytes"].as_u64().is_some_and(|b| b > 256 * 1024));
+        assert_eq!(omitted["sha256"].as_str().map(str::len), Some(64));
+        assert!(e["response"]["result"].get("tools").is_none());
+        assert_eq!(e["request"]["method"], "tools/list");
+    }
+    assert!(
+        evidence.len() > cut.len(),
+        "the small exchanges are quoted whole"
+    );
 }

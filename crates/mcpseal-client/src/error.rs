@@ -85,6 +85,25 @@ impl TransportError {
         )
     }
 
+    /// A reply event stream passed `max` bytes without the answer to our request: the server
+    /// streams without answering (a notification flood), so asking again would only read
+    /// another `max` bytes.
+    pub(crate) fn endless_stream(max: usize) -> Self {
+        TransportError::new(
+            TransportErrorKind::Oversize,
+            format!("{ENDLESS_STREAM}{max} bytes without a response to our request"),
+        )
+    }
+
+    /// Whether waiting longer or asking again cannot help: a timeout, or a reply stream that
+    /// passed its cap without the answer ([`TransportError::endless_stream`]). What the
+    /// [`TimeoutMemo`](crate::TimeoutMemo) remembers.
+    pub(crate) fn is_dead_wait(&self) -> bool {
+        self.kind == TransportErrorKind::Timeout
+            || (self.kind == TransportErrorKind::Oversize
+                && self.message.starts_with(ENDLESS_STREAM))
+    }
+
     /// A reqwest failure with its whole source chain (the top-level message alone says
     /// "error sending request", the reason is in the chain).
     pub(crate) fn network(e: &reqwest::Error) -> Self {
@@ -110,6 +129,9 @@ impl TransportError {
         )
     }
 }
+
+/// How [`TransportError::endless_stream`] begins (the one wording, so it can be told).
+const ENDLESS_STREAM: &str = "the event stream passed ";
 
 impl std::fmt::Display for TransportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -1,5 +1,10 @@
 //! One timeout per dead method: what timed out in this run is not asked again.
 //!
+//! The same holds for an HTTP reply stream that passed its byte cap without the answer (a
+//! notification flood): the server streams without answering, and asking again would read
+//! another cap's worth of it (the probe read the flood five times, past 10 s). It is recalled
+//! with its own kind (oversize), so the flag it names is still `--max-message-bytes`.
+//!
 //! A server whose `tools/list` never answers costs one `--timeout` when it is first asked. A
 //! run asks many times — the probe lists in its prelude, in rules and on fresh processes; `lock`
 //! captures twice on two connections — and without a memory each ask would wait out the same
@@ -86,13 +91,16 @@ impl TimeoutMemo {
         let d = dead.get(&Self::key(target, request))?;
         (timeout <= d.timeout).then(|| {
             TransportError::new(
-                TransportErrorKind::Timeout,
+                d.error.kind,
                 format!("{} (earlier in this run; not asked again)", d.error.message),
             )
         })
     }
 
-    /// Remembers `error` when it is a timeout of a request (not a notification).
+    /// Remembers `error` when it says waiting cannot help ([`TransportError::is_dead_wait`]:
+    /// a timeout, or a reply stream that passed its cap without the answer) for a request
+    /// (not a notification). A stream cap does not depend on the timeout: any later ask is
+    /// refused.
     pub(crate) fn remember(
         &self,
         target: &Target,
@@ -100,9 +108,14 @@ impl TimeoutMemo {
         timeout: Duration,
         error: &TransportError,
     ) {
-        if !Self::applies(request) || error.kind != TransportErrorKind::Timeout {
+        if !Self::applies(request) || !error.is_dead_wait() {
             return;
         }
+        let timeout = if error.kind == TransportErrorKind::Timeout {
+            timeout
+        } else {
+            Duration::MAX
+        };
         let mut dead = lock(&self.dead);
         let entry = dead.entry(Self::key(target, request)).or_insert(Dead {
             timeout,
@@ -194,6 +207,29 @@ mod tests {
             memo.recall(&a, &Request::modern("tools/list", None), t)
                 .is_none()
         );
+        // A reply stream past its cap without the answer: dead whatever the timeout, and
+        // recalled as what it was; a single oversize message is not.
+        let prompts = Request::modern("prompts/list", None);
+        memo.remember(
+            &a,
+            &prompts,
+            t,
+            &TransportError::new(TransportErrorKind::Oversize, "an event exceeded the limit"),
+        );
+        assert!(memo.recall(&a, &prompts, t).is_none());
+        memo.remember(&a, &prompts, t, &TransportError::endless_stream(4096));
+        let again = memo
+            .recall(&a, &prompts, Duration::from_secs(60))
+            .expect("recalled");
+        assert_eq!(again.kind, TransportErrorKind::Oversize);
+        assert!(
+            again
+                .message
+                .starts_with("the event stream passed 4096 bytes")
+                && again.message.contains("not asked again"),
+            "{}",
+            again.message
+        );
         let note = Request::modern("notifications/initialized", None).notification();
         memo.remember(&a, &note, t, &TransportError::timeout("x", t));
         assert!(memo.recall(&a, &note, t).is_none());
@@ -201,6 +237,6 @@ mod tests {
             Request::modern("subscriptions/listen", None).wait(Wait::ResponseOrAcknowledgement);
         memo.remember(&a, &listen, t, &TransportError::timeout("x", t));
         assert!(memo.recall(&a, &listen, t).is_none());
-        assert_eq!(memo.dead_methods(), ["tools/call slow"]);
+        assert_eq!(memo.dead_methods(), ["prompts/list", "tools/call slow"]);
     }
 }

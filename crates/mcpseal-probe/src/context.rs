@@ -9,12 +9,11 @@
 //! Metadata fetches ([`ProbeContext::fetch_metadata`]) are the exception: they go to other hosts
 //! (OAuth authorization servers), and an unreachable one says nothing about the MCP server.
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 use mcpseal_client::{
-    Connection, Exchange, HEADER_MCP_METHOD, HEADER_PROTOCOL_VERSION, MetadataResponse,
-    RawResponse, Request, Target, TransportKind, Wait,
+    Exchange, HEADER_MCP_METHOD, HEADER_PROTOCOL_VERSION, MetadataResponse, RawResponse, Request,
+    Target, TransportKind, Wait,
 };
 use mcpseal_protocol::method;
 use serde_json::{Map, Value, json};
@@ -22,117 +21,7 @@ use tokio::sync::OnceCell;
 
 use crate::prelude::{ClientPath, Prelude};
 use crate::protocol::BOGUS_URI;
-
-/// Records every probe sent on one connection.
-pub(crate) struct Recorder<'c> {
-    conn: &'c Connection,
-    transcript: Mutex<Vec<Exchange>>,
-    raw: Mutex<Vec<RawResponse>>,
-    status_probes: Mutex<Vec<Value>>,
-    /// Requests whose expected answer is a 403 (a foreign `Origin`): not refusals.
-    forbidden_ok: Mutex<Vec<Value>>,
-}
-
-impl<'c> Recorder<'c> {
-    pub(crate) fn new(conn: &'c Connection) -> Self {
-        Recorder {
-            conn,
-            transcript: Mutex::new(Vec::new()),
-            raw: Mutex::new(Vec::new()),
-            status_probes: Mutex::new(Vec::new()),
-            forbidden_ok: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// Sends `request`; an authorization refusal (401, or 403 unless the request expects one)
-    /// comes back as an unanswered exchange ([`crate::access`]), never as an answer.
-    pub(crate) async fn send(&self, request: Request) -> Exchange {
-        let mut exchange = self.conn.send(request).await;
-        let forbidden_ok = exchange
-            .request
-            .get("id")
-            .is_some_and(|id| lock(&self.forbidden_ok).contains(id));
-        if crate::access::is_refusal(exchange.http_status, forbidden_ok) {
-            crate::access::neutralise(&mut exchange);
-        }
-        lock(&self.transcript).push(exchange.clone());
-        exchange
-    }
-
-    /// The methods whose answers came after their request had timed out (the client's
-    /// `[late answer]` diagnostics), in order.
-    pub(crate) fn late_answers(&self) -> Vec<String> {
-        self.conn
-            .diagnostics()
-            .iter()
-            .filter_map(|l| l.strip_prefix("[late answer] `"))
-            .filter_map(|rest| rest.split('`').next())
-            .map(str::to_owned)
-            .collect()
-    }
-
-    /// Whether the user passed a credential header (`Authorization`, a cookie, a key).
-    pub(crate) fn sends_credential(&self) -> bool {
-        let redactor = self.conn.redactor();
-        self.conn
-            .options()
-            .headers
-            .iter()
-            .any(|(name, _)| redactor.is_secret_name(name))
-    }
-
-    pub(crate) fn transport(&self) -> TransportKind {
-        self.conn.transport()
-    }
-
-    /// Sends `request` as the first message of a fresh server process (stdio), recorded like
-    /// any other probe; the process is closed afterwards. Used for `initialize`, so the
-    /// handshake neither persists in the process the rules probe nor meets a process that
-    /// already pinned its era.
-    pub(crate) async fn send_fresh(&self, request: Request) -> Exchange {
-        let method = request.method.clone();
-        let exchange = match Connection::open(self.conn.target(), self.conn.options().clone()).await
-        {
-            Ok(fresh) => {
-                let ex = fresh.send(request).await;
-                fresh.close().await;
-                ex
-            }
-            Err(e) => {
-                let mut ex = Exchange::sent(
-                    self.conn.transport(),
-                    request.to_message(&self.conn.next_id()),
-                );
-                ex.transport_error = Some(mcpseal_client::TransportError {
-                    kind: mcpseal_client::TransportErrorKind::Spawn,
-                    message: format!("could not start a second process for `{method}`: {e}"),
-                });
-                ex
-            }
-        };
-        lock(&self.transcript).push(exchange.clone());
-        exchange
-    }
-
-    pub(crate) fn transcript(&self) -> Vec<Exchange> {
-        lock(&self.transcript).clone()
-    }
-
-    pub(crate) fn raw(&self) -> Vec<RawResponse> {
-        lock(&self.raw).clone()
-    }
-
-    /// Whether `ex` is a status probe that got an HTTP status (an answer, even without a
-    /// JSON-RPC body).
-    pub(crate) fn answered_by_status(&self, ex: &Exchange) -> bool {
-        ex.http_status.is_some()
-            && !crate::access::refused(ex)
-            && ex
-                .request
-                .get("id")
-                .is_some_and(|id| lock(&self.status_probes).contains(id))
-    }
-}
+use crate::recorder::Recorder;
 
 /// What a rule receives.
 pub struct ProbeContext<'c> {
@@ -143,7 +32,7 @@ pub struct ProbeContext<'c> {
     get_stream: OnceCell<Option<RawResponse>>,
     oauth: OnceCell<Vec<crate::oauth::AuthServer>>,
     listen_timeout: Duration,
-    tools: OnceCell<Option<crate::tools::ToolListing>>,
+    tools: OnceCell<Option<crate::tools::FetchedListing>>,
     calls: Vec<crate::calls::ToolCall>,
     call_results: OnceCell<Vec<Exchange>>,
     error_statuses: OnceCell<Vec<Exchange>>,
@@ -159,7 +48,7 @@ impl<'c> ProbeContext<'c> {
         // Taken right after the prelude, which every run sends in the same order: the lines a
         // rule judges do not depend on which rules ran.
         let stdout_noise = rec
-            .conn
+            .conn()
             .diagnostics()
             .into_iter()
             .filter_map(|l| {
@@ -268,11 +157,17 @@ impl<'c> ProbeContext<'c> {
 
     /// Every tool the server lists on the client path (the prelude's first page, then the
     /// following pages), fetched once per run and shared. `None` when listing failed.
-    pub async fn tool_listing(&self) -> Option<&crate::tools::ToolListing> {
-        self.tools
+    pub async fn tool_listing(&self) -> Option<crate::tools::ToolListing<'_>> {
+        let fetched = self
+            .tools
             .get_or_init(|| crate::tools::fetch_listing(self))
             .await
-            .as_ref()
+            .as_ref()?;
+        let first = self.prelude.effective_listing()?;
+        Some(crate::tools::ToolListing {
+            tools: &fetched.tools,
+            pages: std::iter::once(first).chain(fetched.later.iter()).collect(),
+        })
     }
 
     pub(crate) fn recorder(&self) -> &Recorder<'c> {
@@ -291,7 +186,7 @@ impl<'c> ProbeContext<'c> {
 
     /// The endpoint URL (HTTP targets only).
     pub fn endpoint_url(&self) -> Option<&str> {
-        match self.rec.conn.target() {
+        match self.rec.conn().target() {
             Target::Http { url } => Some(url),
             Target::Stdio { .. } => None,
         }
@@ -327,8 +222,8 @@ impl<'c> ProbeContext<'c> {
         let id = request
             .id
             .clone()
-            .unwrap_or_else(|| self.rec.conn.next_id());
-        lock(&self.rec.status_probes).push(id.clone());
+            .unwrap_or_else(|| self.rec.conn().next_id());
+        self.rec.mark_status_probe(id.clone());
         self.rec.send(request.with_id(id)).await
     }
 
@@ -338,8 +233,8 @@ impl<'c> ProbeContext<'c> {
         let id = request
             .id
             .clone()
-            .unwrap_or_else(|| self.rec.conn.next_id());
-        lock(&self.rec.forbidden_ok).push(id.clone());
+            .unwrap_or_else(|| self.rec.conn().next_id());
+        self.rec.mark_forbidden_ok(id.clone());
         self.call_status_probe(request.with_id(id)).await
     }
 
@@ -445,8 +340,8 @@ impl<'c> ProbeContext<'c> {
             .iter()
             .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
             .collect();
-        let raw = self.rec.conn.raw_request(method, &headers, true).await?;
-        lock(&self.rec.raw).push(raw.clone());
+        let raw = self.rec.conn().raw_request(method, &headers, true).await?;
+        self.rec.push_raw(&raw);
         Some(raw)
     }
 
@@ -470,27 +365,22 @@ impl<'c> ProbeContext<'c> {
     /// GETs a public JSON document (OAuth metadata), never with the user's headers. Not
     /// recorded: another host's failure is not the MCP server's. `None` on stdio.
     pub async fn fetch_metadata(&self, url: &str) -> Option<MetadataResponse> {
-        self.rec.conn.fetch_metadata(url).await
+        self.rec.conn().fetch_metadata(url).await
     }
 
     /// The cacheable results a client would fetch, on the client path, each asked once per run
     /// and shared by the rules that judge them: `server/discover` (from the prelude), the four
     /// lists (`tools/list` from the prelude), and `resources/read` of the first listed resource.
-    /// Only exchanges that returned a result are kept.
-    pub async fn cacheable_results(&self) -> &[Exchange] {
-        self.results
+    /// Only exchanges that returned a result are kept. The prelude's are borrowed, not copied.
+    pub async fn cacheable_results(&self) -> Vec<&Exchange> {
+        let p = &self.prelude;
+        if p.path.is_none() {
+            return Vec::new();
+        }
+        let more = self
+            .results
             .get_or_init(|| async {
                 let mut out = Vec::new();
-                let p = &self.prelude;
-                if p.path.is_none() {
-                    return out;
-                }
-                if p.discover.result().is_some() {
-                    out.push(p.discover.clone());
-                }
-                if let Some(l) = p.effective_listing() {
-                    out.push(l.clone());
-                }
                 let mut first_uri = None;
                 for list in [
                     method::PROMPTS_LIST,
@@ -525,7 +415,13 @@ impl<'c> ProbeContext<'c> {
                 }
                 out
             })
-            .await
+            .await;
+        let discover = Some(&p.discover).filter(|d| d.result().is_some());
+        discover
+            .into_iter()
+            .chain(p.effective_listing())
+            .chain(more.iter())
+            .collect()
     }
 }
 
@@ -535,8 +431,4 @@ pub(crate) fn envelope_free(name: &str, params: Value) -> Request {
         .without_envelope()
         .header(HEADER_MCP_METHOD, name)
         .header(HEADER_PROTOCOL_VERSION, crate::protocol::TARGET_REVISION)
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -19,9 +19,10 @@ use mcpseal_report::{
     AccessRefusal, CrashedRule, Finding, Incomplete, ProbeReport, RunState, Summary, ToolInfo,
 };
 
-use crate::context::{ProbeContext, Recorder};
+use crate::context::ProbeContext;
 use crate::prelude::Prelude;
 use crate::protocol::TARGET_REVISION;
+use crate::recorder::Recorder;
 use crate::rules::REGISTRY;
 
 /// What to run.
@@ -265,6 +266,7 @@ async fn run(
     observe(ProbeStep::Prelude);
     let prelude = Prelude::run(&rec).await;
     if prelude.unreachable() {
+        rec.finish().await;
         let reason = prelude
             .discover
             .transport_error
@@ -281,8 +283,9 @@ async fn run(
     if !options.calls.is_empty()
         && let Some(listing) = ctx.tool_listing().await
     {
-        let unknown = crate::calls::unknown_tools(&options.calls, &listing.tools);
+        let unknown = crate::calls::unknown_tools(&options.calls, listing.tools);
         if refuse_unknown_calls && !unknown.is_empty() {
+            ctx.recorder().finish().await;
             let report = unreachable_report(&target, transport.as_str(), "");
             return Err((report, crate::calls::UnknownTools(unknown)));
         }
@@ -357,6 +360,8 @@ async fn run(
     findings.sort_by(|a, b| {
         (&a.rule_id, &a.title, &a.observed).cmp(&(&b.rule_id, &b.title, &b.observed))
     });
+    // The fresh processes' closes ran beside the rules; the run ends when they have.
+    ctx.recorder().finish().await;
     let access = access_refusal(&ctx);
     let incomplete = incompleteness(&ctx, &crashed, access.as_ref());
     let state = if incomplete.is_some() {
@@ -414,17 +419,12 @@ fn negotiated(prelude: &Prelude) -> Option<String> {
 /// credential.
 fn access_refusal(ctx: &ProbeContext<'_>) -> Option<AccessRefusal> {
     let rec = ctx.recorder();
-    let transcript = rec.transcript();
+    let sent = rec.sent();
     let raw = rec.raw();
-    let refused: Vec<(u16, Option<String>)> = transcript
+    let refused: Vec<(u16, Option<String>)> = sent
         .iter()
-        .filter(|e| crate::access::refused(e))
-        .map(|e| {
-            (
-                e.http_status.unwrap_or(0),
-                crate::access::challenge(&e.response_headers).map(str::to_owned),
-            )
-        })
+        .filter(|e| e.refused)
+        .map(|e| (e.http_status.unwrap_or(0), e.challenge.clone()))
         .chain(
             raw.iter()
                 .filter(|r| crate::access::refused_raw(r))
@@ -442,10 +442,9 @@ fn access_refusal(ctx: &ProbeContext<'_>) -> Option<AccessRefusal> {
     let mut anonymous: Vec<String> = if credential_sent {
         Vec::new()
     } else {
-        transcript
-            .iter()
-            .filter(|e| e.result().is_some())
-            .map(|e| e.method().to_owned())
+        sent.iter()
+            .filter(|e| e.has_result)
+            .map(|e| e.method.clone())
             .collect()
     };
     anonymous.sort();
@@ -498,27 +497,26 @@ fn incompleteness(
     access: Option<&AccessRefusal>,
 ) -> Option<Incomplete> {
     let rec = ctx.recorder();
-    let transcript = rec.transcript();
+    let sent = rec.sent();
     let raw = rec.raw();
-    let probes = transcript.len() + raw.len();
+    let probes = sent.len() + raw.len();
     let mut reasons: Vec<String> = access.map(refusal_reason).into_iter().collect();
     let refused = access.map_or(0, |a| a.refused);
     let late = rec.late_answers();
     reasons.extend(
-        transcript
-            .iter()
-            .filter(|e| !rec.answered_by_status(e) && !crate::access::refused(e))
+        sent.iter()
+            .filter(|e| !e.answered_by_status && !e.refused)
             .filter_map(|e| {
                 e.transport_error.as_ref().map(|t| {
                     // A timeout whose answer still came: say so, it is what explains the rest.
                     let later = if t.kind == mcpseal_client::TransportErrorKind::Timeout
-                        && late.iter().any(|m| m == e.method())
+                        && late.contains(&e.method)
                     {
                         " (its answer came later: the server is slow, e.g. still starting; raise `--timeout`, or `--startup-timeout` for a stdio server's first answer)"
                     } else {
                         ""
                     };
-                    format!("`{}`: {}{later}", e.method(), t.message)
+                    format!("`{}`: {}{later}", e.method, t.message)
                 })
             }),
     );

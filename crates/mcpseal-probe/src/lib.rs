@@ -36,6 +36,8 @@ mod engine;
 pub mod oauth;
 pub mod prelude;
 pub mod protocol;
+pub mod quote;
+mod recorder;
 pub mod removed;
 pub mod rule;
 pub mod rules;

@@ -31,8 +31,9 @@ use mcpseal_client::{Exchange, Request, TransportKind};
 use mcpseal_protocol::method;
 use serde_json::{Map, Value, json};
 
-use crate::context::{Recorder, envelope_free};
+use crate::context::envelope_free;
 use crate::protocol::TARGET_REVISION;
+use crate::recorder::Recorder;
 
 /// The path a working client takes with this server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,8 +89,9 @@ pub struct Prelude {
     pub envelope_free_listing: Option<Exchange>,
     /// 6: `tools/list` with `_meta` but no routing headers (HTTP only).
     pub headerless_listing: Option<Exchange>,
-    /// Every listing on the client path, in order (at least three when listing works).
-    pub listings: Vec<Exchange>,
+    /// 7: the two more listings on the client path, after the effective one (see
+    /// [`Prelude::listings`] for all three).
+    pub relistings: Vec<Exchange>,
     /// The client path, if any works.
     pub path: Option<ClientPath>,
     /// The root cause when no path works and the prelude could isolate it.
@@ -140,7 +142,7 @@ impl Prelude {
             post_handshake_listing: None,
             envelope_free_listing: None,
             headerless_listing: None,
-            listings: Vec::new(),
+            relistings: Vec::new(),
             path: None,
             root_cause: None,
         };
@@ -189,8 +191,7 @@ impl Prelude {
                 p.headerless_listing = Some(headerless);
             }
         }
-        if let Some(first) = p.effective_listing().cloned() {
-            p.listings.push(first);
+        if p.effective_listing().is_some() {
             for _ in 0..2 {
                 let request = match p.path {
                     Some(ClientPath::Legacy) => {
@@ -198,7 +199,7 @@ impl Prelude {
                     }
                     _ => Request::modern(method::TOOLS_LIST, Some(json!({}))),
                 };
-                p.listings.push(rec.send(request).await);
+                p.relistings.push(rec.send(request).await);
             }
         }
         p
@@ -215,9 +216,18 @@ impl Prelude {
         out.extend(self.post_handshake_listing.iter());
         out.extend(self.envelope_free_listing.iter());
         out.extend(self.headerless_listing.iter());
-        // `listings[0]` is a copy of the effective listing, already above.
-        out.extend(self.listings.iter().skip(1));
+        out.extend(self.relistings.iter());
         out
+    }
+
+    /// Every listing on the client path, in order: the effective one, then the two more (at
+    /// least three when listing works, none when it does not). Borrowed, not copied: a
+    /// listing page can be megabytes once parsed.
+    pub fn listings(&self) -> Vec<&Exchange> {
+        self.effective_listing()
+            .into_iter()
+            .chain(self.relistings.iter())
+            .collect()
     }
 
     /// The listing a working client got: the bare one, else the post-handshake one, else the

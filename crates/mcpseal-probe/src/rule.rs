@@ -99,7 +99,9 @@ pub trait FindingExt {
     fn severity(self, severity: Severity) -> Self;
     /// Sets the title.
     fn titled(self, title: &str) -> Self;
-    /// Adds exchanges as evidence.
+    /// Adds exchanges as evidence, each whole unless its JSON passes
+    /// [`MAX_QUOTED_BYTES`](crate::quote::MAX_QUOTED_BYTES) (then cut, with a `truncated`
+    /// member saying what was left out).
     fn evidence<'e>(self, exchanges: impl IntoIterator<Item = &'e Exchange>) -> Self;
     /// Adds an already serialised piece of evidence (a raw HTTP preview, a metadata document).
     fn evidence_value(self, value: Value) -> Self;
@@ -117,11 +119,9 @@ impl FindingExt for Finding {
     }
 
     fn evidence<'e>(mut self, exchanges: impl IntoIterator<Item = &'e Exchange>) -> Self {
-        for ex in exchanges {
-            if let Ok(v) = serde_json::to_value(ex) {
-                self.evidence.push(v);
-            }
-        }
+        // A huge exchange is quoted cut, saying so (`crate::quote`).
+        self.evidence
+            .extend(exchanges.into_iter().filter_map(crate::quote::quote));
         self
     }
 

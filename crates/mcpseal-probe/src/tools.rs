@@ -17,14 +17,14 @@ const MAX_TOOLS: usize = 1000;
 
 /// Every listed tool and the exchanges that listed them.
 #[derive(Debug, Clone)]
-pub struct ToolListing {
+pub struct ToolListing<'a> {
     /// The tools, in listing order (all pages).
-    pub tools: Vec<Value>,
+    pub tools: &'a [Value],
     /// The `tools/list` exchanges, first page first.
-    pub pages: Vec<Exchange>,
+    pub pages: Vec<&'a Exchange>,
 }
 
-impl ToolListing {
+impl ToolListing<'_> {
     /// A tool by name.
     pub fn tool(&self, name: &str) -> Option<&Value> {
         self.tools
@@ -33,15 +33,24 @@ impl ToolListing {
     }
 }
 
-/// The prelude's listing plus the following pages, on the client path.
-pub(crate) async fn fetch_listing(ctx: &ProbeContext<'_>) -> Option<ToolListing> {
-    let first = ctx.prelude().effective_listing()?.clone();
-    let mut tools = page_tools(&first)?;
+/// What the run fetched beyond the prelude's first page: the tools of every page and the
+/// later pages. The first page stays the prelude's (borrowed, never copied: a page can be
+/// megabytes once parsed).
+#[derive(Debug)]
+pub(crate) struct FetchedListing {
+    pub(crate) tools: Vec<Value>,
+    pub(crate) later: Vec<Exchange>,
+}
+
+/// The following pages after the prelude's listing, on the client path.
+pub(crate) async fn fetch_listing(ctx: &ProbeContext<'_>) -> Option<FetchedListing> {
+    let first = ctx.prelude().effective_listing()?;
+    let mut tools = page_tools(first)?;
     tools.truncate(MAX_TOOLS);
-    let mut cursor = next_cursor(&first);
-    let mut pages = vec![first];
+    let mut cursor = next_cursor(first);
+    let mut later: Vec<Exchange> = Vec::new();
     while let Some(c) = cursor {
-        if pages.len() >= MAX_PAGES || tools.len() >= MAX_TOOLS {
+        if later.len() + 1 >= MAX_PAGES || tools.len() >= MAX_TOOLS {
             break;
         }
         let Some(ex) = ctx
@@ -51,14 +60,14 @@ pub(crate) async fn fetch_listing(ctx: &ProbeContext<'_>) -> Option<ToolListing>
             break;
         };
         let Some(more) = page_tools(&ex) else {
-            pages.push(ex);
+            later.push(ex);
             break;
         };
         tools.extend(more.into_iter().take(MAX_TOOLS - tools.len()));
         cursor = next_cursor(&ex).filter(|n| *n != c);
-        pages.push(ex);
+        later.push(ex);
     }
-    Some(ToolListing { tools, pages })
+    Some(FetchedListing { tools, later })
 }
 
 fn page_tools(ex: &Exchange) -> Option<Vec<Value>> {

@@ -69,7 +69,8 @@ pub use model::{
     Severity, Summary, ToolInfo, sort_findings,
 };
 pub use record::{
-    Evidence, ExchangeRecord, HeaderRecord, RawHttpRecord, TransportErrorRecord, TransportName,
+    Evidence, ExchangeRecord, HeaderRecord, OmittedMember, OmittedResult, RawHttpRecord,
+    TransportErrorRecord, TransportName, TruncatedRecord,
 };
 pub use render::sarif::{FINGERPRINT_KEY, SARIF_SCHEMA_URI};
 pub use render::{

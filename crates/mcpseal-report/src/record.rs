@@ -66,6 +66,44 @@ pub struct ExchangeRecord {
     pub duration_ms: u64,
     /// Set when no valid JSON-RPC answer came back.
     pub transport_error: Option<TransportErrorRecord>,
+    /// Set when this quote of the exchange was cut to bound the report (an exchange whose
+    /// JSON passes 256 KiB): what was left out. Absent on a whole quote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<TruncatedRecord>,
+}
+
+/// What a cut quote of an exchange left out (see [`ExchangeRecord::truncated`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TruncatedRecord {
+    /// Server messages beside the answer not quoted, after the first ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notifications_omitted: Option<usize>,
+    /// The members of the result (or of the error's `data`) not quoted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<OmittedResult>,
+}
+
+/// The large members left out of a quoted result, and the whole result's size and hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct OmittedResult {
+    /// Bytes of the whole result as compact JSON (keys sorted).
+    pub bytes: usize,
+    /// SHA-256 of that JSON, lowercase hex.
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub sha256: String,
+    /// Each member left out, by name.
+    pub members: std::collections::BTreeMap<String, OmittedMember>,
+}
+
+/// One member of a result left out of a quote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct OmittedMember {
+    /// Bytes of its compact JSON.
+    pub bytes: usize,
+    /// Items, when it is an array or an object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<usize>,
 }
 
 impl ExchangeRecord {

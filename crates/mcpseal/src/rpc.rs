@@ -181,6 +181,8 @@ pub fn record(e: &Exchange) -> ExchangeRecord {
                 .unwrap_or_else(|| "unknown".to_owned()),
             message: t.message.clone(),
         }),
+        // `mcpseal call` quotes its exchange whole: it is the one thing it prints.
+        truncated: None,
     }
 }
 

@@ -150,8 +150,9 @@ impl Connection {
     /// are in [`Exchange::transport_error`].
     ///
     /// A request that timed out earlier in this run (on any connection sharing these options'
-    /// [`TimeoutMemo`](crate::TimeoutMemo)) with no shorter a timeout is not sent again: it
-    /// fails at once with the original reason.
+    /// [`TimeoutMemo`](crate::TimeoutMemo)) with no shorter a timeout, or whose reply stream
+    /// passed its cap without the answer, is not sent again: it fails at once with the
+    /// original reason.
     pub async fn send(&self, request: Request) -> Exchange {
         let id = request.id.clone().unwrap_or_else(|| self.next_id());
         let timeout = request.timeout.unwrap_or(self.options.timeout);

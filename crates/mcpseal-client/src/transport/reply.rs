@@ -187,13 +187,7 @@ impl ReplyStream {
             self.total += chunk.len();
             if self.total > self.max_stream {
                 self.ended = true;
-                return Some(Err(TransportError::new(
-                    Kind::Oversize,
-                    format!(
-                        "the event stream passed {} bytes without a response to our request",
-                        self.max_stream
-                    ),
-                )));
+                return Some(Err(TransportError::endless_stream(self.max_stream)));
             }
             for item in self.parser.feed(&chunk) {
                 self.ready.push_back(match item {

@@ -42,8 +42,8 @@ fn names(ex: &mcpseal_client::Exchange) -> Option<Vec<String>> {
 }
 
 async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
-    let listings = &ctx.prelude().listings;
-    let orders: Vec<Vec<String>> = listings.iter().filter_map(names).collect();
+    let listings = ctx.prelude().listings();
+    let orders: Vec<Vec<String>> = listings.iter().copied().filter_map(names).collect();
     if orders.len() < 3 {
         return Ok(Vec::new());
     }
@@ -81,6 +81,6 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                 "`tools/list` SHOULD return tools in a deterministic order while the set is unchanged.",
                 "Sort tools by a stable key (e.g. name) before returning them; do not iterate hash maps in arbitrary order.",
             )
-            .evidence(listings.iter()),
+            .evidence(listings.iter().copied()),
     ])
 }

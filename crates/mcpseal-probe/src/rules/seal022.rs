@@ -90,9 +90,9 @@ async fn judged<'a>(ctx: &'a ProbeContext<'_>) -> Vec<&'a Exchange> {
     let pages = ctx
         .tool_listing()
         .await
-        .map(|l| l.pages.as_slice())
+        .map(|l| l.pages)
         .unwrap_or_default();
-    for ex in cacheable.iter().chain(pages) {
+    for ex in cacheable.into_iter().chain(pages) {
         if seen.insert(id_of(ex)) {
             out.push(ex);
         }

@@ -49,7 +49,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         return Ok(Vec::new());
     }
     let cacheable = ctx.cacheable_results().await;
-    if cacheable.is_empty() || !cacheable.iter().all(has_server_info) {
+    if cacheable.is_empty() || !cacheable.iter().copied().all(has_server_info) {
         return Ok(Vec::new());
     }
     let prompt = cacheable

@@ -77,7 +77,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                 "Every tool has an `inputSchema` that is a JSON Schema 2020-12 object schema (`type: \"object\"` at the root); an `outputSchema`, when present, is any valid 2020-12 schema.",
                 "Fix the schema in the tool definition (or in the type it is generated from) until a 2020-12 validator compiles it; a tool without arguments uses `{\"type\": \"object\", \"additionalProperties\": false}`.",
             )
-            .evidence(listing.pages.iter().take(2)),
+            .evidence(listing.pages.iter().copied().take(2)),
     ])
 }
 

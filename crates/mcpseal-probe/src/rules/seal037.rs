@@ -71,6 +71,6 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                 "Tool schemas are self-contained: every `$ref` points into the schema itself (`#/$defs/…`); clients MUST NOT fetch network references.",
                 "Inline the referenced definitions under `$defs` and point `$ref` at `#/$defs/<name>` (most generators have a bundling or `inline refs` option).",
             )
-            .evidence(listing.pages.iter().take(2)),
+            .evidence(listing.pages.iter().copied().take(2)),
     ])
 }

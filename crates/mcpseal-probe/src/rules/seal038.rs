@@ -107,7 +107,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
                 "Tool names SHOULD be 1–128 characters of `A-Za-z0-9_.-` and unique per server; every tool should say what it does in `description`; every `$ref` resolves inside the schema.",
                 "Rename tools to the portable alphabet (e.g. `get_weather`, `files.read`), give each a unique name and a description, and define every `#/$defs/…` target a schema refers to.",
             )
-            .evidence(listing.pages.iter().take(2)),
+            .evidence(listing.pages.iter().copied().take(2)),
     ])
 }
 

@@ -74,7 +74,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
         let first = if list == method::TOOLS_LIST {
             p.effective_listing()
         } else {
-            shared.iter().find(|ex| ex.method() == list)
+            shared.iter().copied().find(|ex| ex.method() == list)
         };
         let Some(first) = first.filter(|ex| ex.result().is_some()) else {
             continue;
