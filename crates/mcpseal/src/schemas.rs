@@ -29,6 +29,17 @@ pub fn all() -> Vec<(&'static str, Value)> {
         mcpseal_report::schemas::schema_of::<mcpseal_surface::RawCapture>(),
     ));
     for (name, schema) in &mut all {
+        // A document type embedded in another (the init report carries a lock report) keeps
+        // its own `$id` among the `$defs`; that would re-base its `#/$defs/…` references on
+        // the embedded document's URL, where nothing is defined (the generator hoists every
+        // definition to the root), so the schema would not compile. Only the root names a URL.
+        if let Some(defs) = schema.get_mut("$defs").and_then(Value::as_object_mut) {
+            for def in defs.values_mut() {
+                if let Some(def) = def.as_object_mut() {
+                    def.remove("$id");
+                }
+            }
+        }
         // Every schema names where it is published (a type that does not say gets it here).
         if let Some(object) = schema.as_object_mut() {
             object.entry("$id").or_insert_with(|| {
