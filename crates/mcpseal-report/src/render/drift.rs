@@ -94,7 +94,7 @@ fn render(format: Format, d: &Drift<'_>, tool: &ToolInfo) -> String {
 }
 
 /// The changes as text: the summary line, then one line per change in review order
-/// ([`review`](super::review)), or every change in path order with `full`; empty without
+/// (security, breaking, additive, cosmetic, unjudged), or every change in path order with `full`; empty without
 /// changes.
 pub fn render_changes_text(diff: &DiffDocument, full: bool) -> String {
     let mut out = String::new();
