@@ -9,31 +9,16 @@
     reason = "the test writes its inputs and starts the programs it checks"
 )]
 
+mod lock_support;
+mod replay_support;
+
 use std::path::Path;
 use std::process::Output;
 
-use assert_cmd::Command;
 use mcpseal_fixtures::packages::{NPM_NAME, PYPI_NAME, PypiIndex, Verdaccio};
 use serde_json::{Value, json};
 
-fn replay(env: &[(String, String)], args: &[&str]) -> Output {
-    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
-    cmd.arg("replay")
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)));
-    cmd.timeout(std::time::Duration::from_secs(900));
-    cmd.output().expect("runs")
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: stdout {} stderr {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
+use replay_support::{json_of, replay, schema_check};
 
 fn without_generated_at(out: &Output) -> String {
     let text = String::from_utf8_lossy(&out.stdout);
@@ -41,17 +26,6 @@ fn without_generated_at(out: &Output) -> String {
         .filter(|l| !l.trim_start().starts_with("\"generatedAt\""))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn schema_check(doc: &Value) {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/replay-report.schema.json");
-    let schema: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("committed schema"))
-            .expect("json");
-    let v = jsonschema::validator_for(&schema).expect("compiles");
-    let errors: Vec<String> = v.iter_errors(doc).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{errors:?}");
 }
 
 /// `(version, outcome state, verdict)` of each row.

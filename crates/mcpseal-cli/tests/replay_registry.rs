@@ -9,45 +9,16 @@
     reason = "the test writes its inputs and starts the programs it checks"
 )]
 
-use std::path::Path;
-use std::process::Output;
+mod lock_support;
+mod replay_support;
 
-use assert_cmd::Command;
 use mcpseal_fixtures::RegistryFixture;
 use mcpseal_fixtures::packages::{NPM_NAME, Verdaccio, npm_history, write_npm_package};
 use serde_json::{Value, json};
 
+use replay_support::{json_of, replay, schema_check};
+
 const NAME: &str = "io.github.me/echo";
-
-fn replay(env: &[(String, String)], args: &[&str]) -> Output {
-    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
-    cmd.arg("replay")
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)));
-    cmd.timeout(std::time::Duration::from_secs(900));
-    cmd.output().expect("runs")
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: stdout {} stderr {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn schema_check(doc: &Value) {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/replay-report.schema.json");
-    let schema: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("committed schema"))
-            .expect("json");
-    let v = jsonschema::validator_for(&schema).expect("compiles");
-    let errors: Vec<String> = v.iter_errors(doc).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{errors:?}");
-}
 
 /// `(version, outcome state, verdict, package, listed, registry status)` of each row.
 fn rows(doc: &Value) -> Vec<(String, String, String, String, String, String)> {
