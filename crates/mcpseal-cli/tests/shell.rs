@@ -105,7 +105,9 @@ fn a_command_has_its_own_man_page_and_an_unknown_one_is_refused() {
     let path = dir.path().join("mcpseal-lock.1");
     std::fs::write(&path, &page).expect("write");
     let out = Std::new("groff")
-        .args(["-man", "-Tutf8", "-ww", "-P-cbou"])
+        // `-k`: through preconv, as man(1) reads a page; the commands' help has non-ASCII
+        // punctuation (—, →), which clap_mangen writes as UTF-8.
+        .args(["-k", "-man", "-Tutf8", "-ww", "-P-cbou"])
         .arg(&path)
         .output()
         .expect("groff runs");
