@@ -460,7 +460,7 @@ mod tests {
     fn arguments_are_shown_quoted_when_a_shell_needs_it() {
         assert_eq!(
             shown(&["call", "t", "--args", r#"{"a":"b c"}"#, "it's"]),
-            r#"call t --args '{"a":"b c"}' 'it'''s'"#
+            r#"call t --args '{"a":"b c"}' 'it'\''s'"#
         );
     }
 }
