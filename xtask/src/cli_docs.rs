@@ -1,6 +1,7 @@
-//! The artefacts made by running the built `mcpseal` binary: the man page (`docs/man/mcpseal.1`,
-//! from `mcpseal man`, clap_mangen over the parser itself) and one page per command
-//! (`docs/commands/*.md`: its `--help`, and for the commands a new project uses, a worked
+//! The artefacts made by running the built `mcpseal` binary: the man pages (`docs/man/mcpseal.1`
+//! and `docs/man/mcpseal-COMMAND.1`, from `mcpseal man [COMMAND]`, clap_mangen over the parser
+//! itself) and one page per command
+//! (`docs/commands/*.md`: its `--help`, and for every command that can show one offline, a worked
 //! example run here against a real server from PyPI).
 //!
 //! The worked example is `mcp-server-time` 2026.10.19, pinned in
@@ -8,7 +9,11 @@
 //! `tests/peers/.venv`, run with `--local-timezone UTC` so its descriptions do not depend on the
 //! machine. It runs in a fresh temp project whose `.venv` is that venv, so the pages show exactly
 //! what a user of that project sees; the only edits are the probe's start time and run time
-//! (replaced by `<time>`), which no two runs share.
+//! (replaced by `<time>`), `rpc`'s `durationMs` (`"<ms>"`) and the dates and weekdays `convert_time` answers with (`<date>`,
+//! `<day>`), which no two days share. The drift examples run the same server with
+//! `--local-timezone Europe/Paris`, which rewords three descriptions. Commands left without an
+//! example need what the worked example cannot have offline and deterministic (a registry, a
+//! signed site, a cohort, a host driving the guard); their pages say where to look instead.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -63,13 +68,28 @@ fn run(bin: &Path, dir: &Path, args: &[&str]) -> anyhow::Result<Ran> {
     })
 }
 
-/// `docs/man/mcpseal.1`.
+/// `docs/man/mcpseal.1` and `docs/man/mcpseal-COMMAND.1` for each command.
 pub fn man(root: &Path) -> anyhow::Result<Artefact> {
     let bin = binary(root)?;
     let page = run(&bin, root, &["man"])?;
     anyhow::ensure!(page.code == 0, "`mcpseal man` failed: {}", page.stderr);
+    let mut files = vec![(PathBuf::from("docs/man/mcpseal.1"), page.stdout)];
+    let top = run(&bin, root, &["--help"])?;
+    anyhow::ensure!(top.code == 0, "`mcpseal --help` failed: {}", top.stderr);
+    for (name, _) in subcommands(&top.stdout) {
+        let page = run(&bin, root, &["man", &name])?;
+        anyhow::ensure!(
+            page.code == 0,
+            "`mcpseal man {name}` failed: {}",
+            page.stderr
+        );
+        files.push((
+            Path::new("docs/man").join(format!("mcpseal-{name}.1")),
+            page.stdout,
+        ));
+    }
     Ok(Artefact {
-        files: vec![(PathBuf::from("docs/man/mcpseal.1"), page.stdout)],
+        files,
         owns: vec![(PathBuf::from("docs/man"), ".1")],
     })
 }
@@ -114,9 +134,45 @@ struct Step {
     output: String,
 }
 
-/// Replaces what differs from run to run (the probe's clock) and the temp directory.
+/// Replaces each `YYYY-MM-DD` followed by `T` (a datetime's date) with `<date>` and each
+/// `"day_of_week":"…"` value with `<day>`: `convert_time` answers for today.
+fn redact_dates(text: &str) -> String {
+    const DAY: &str = "\"day_of_week\":\"";
+    let bytes = text.as_bytes();
+    let is_date = |i: usize| {
+        bytes.get(i..i + 11).is_some_and(|w| {
+            w.iter().enumerate().all(|(k, b)| match k {
+                4 | 7 => *b == b'-',
+                10 => *b == b'T',
+                _ => b.is_ascii_digit(),
+            })
+        })
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if is_date(i) {
+            out.push_str("<date>");
+            i += 10;
+        } else if text[i..].starts_with(DAY) {
+            out.push_str(DAY);
+            i += DAY.len();
+            let end = text[i..].find('"').map_or(text.len(), |e| i + e);
+            out.push_str("<day>");
+            i = end;
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+/// Replaces what differs from run to run (the probe's clock, today's date) and the temp
+/// directory.
 fn normalise(text: &str, dir: &Path) -> String {
-    let text = text.replace(&dir.display().to_string(), ".");
+    let text = redact_dates(&text.replace(&dir.display().to_string(), "."));
     text.lines()
         .map(|line| {
             let trimmed = line.trim_start();
@@ -128,6 +184,9 @@ fn normalise(text: &str, dir: &Path) -> String {
                 )
             } else if trimmed.starts_with("Run time: ") {
                 format!("{indent}Run time: <time>")
+            } else if let Some(rest) = trimmed.strip_prefix("\"durationMs\": ") {
+                let comma = if rest.ends_with(',') { "," } else { "" };
+                format!("{indent}\"durationMs\": \"<ms>\"{comma}")
             } else {
                 line.to_owned()
             }
@@ -137,8 +196,42 @@ fn normalise(text: &str, dir: &Path) -> String {
         + if text.ends_with('\n') { "\n" } else { "" }
 }
 
+/// The server, as `init` is given it.
+const SERVER: [&str; 3] = [".venv/bin/mcp-server-time", "--local-timezone", "UTC"];
+/// The same server with three descriptions reworded (they name the local timezone).
+const DRIFTED: [&str; 3] = [
+    ".venv/bin/mcp-server-time",
+    "--local-timezone",
+    "Europe/Paris",
+];
+
+/// `mcpseal ARGS… -- SERVER`.
+fn with_server(args: &[&'static str], server: [&'static str; 3]) -> Vec<&'static str> {
+    let mut out = args.to_vec();
+    out.push("--");
+    out.extend(server);
+    out
+}
+
+/// One step of the plan: the page it is shown on, the arguments, and how many lines of its
+/// output to show (`None`: all).
+struct Planned {
+    page: &'static str,
+    args: Vec<&'static str>,
+    head: Option<usize>,
+}
+
+fn step(page: &'static str, args: Vec<&'static str>) -> Planned {
+    Planned {
+        page,
+        args,
+        head: None,
+    }
+}
+
 /// The worked example: a temp project on `mcp-server-time`, set up by `init`, then the other
-/// commands with no arguments. Keyed by command name.
+/// commands with no arguments, then the commands that take a server, a file or a tool. Keyed
+/// by command name.
 fn example(root: &Path, bin: &Path) -> anyhow::Result<Vec<(&'static str, Vec<Step>)>> {
     let venv = root.join("tests/peers/.venv");
     anyhow::ensure!(
@@ -150,26 +243,58 @@ fn example(root: &Path, bin: &Path) -> anyhow::Result<Vec<(&'static str, Vec<Ste
     let dir = project.path();
     #[cfg(unix)]
     std::os::unix::fs::symlink(&venv, dir.join(".venv")).context("linking .venv")?;
-    let plan: [(&'static str, &[&str]); 7] = [
-        (
-            "init",
-            &[
-                "init",
-                "--",
-                ".venv/bin/mcp-server-time",
-                "--local-timezone",
-                "UTC",
-            ],
+    let plan = [
+        step("init", with_server(&["init"], SERVER)),
+        step("config", vec!["config"]),
+        step("snapshot", vec!["snapshot"]),
+        step("lock", vec!["lock"]),
+        step("check", vec!["check"]),
+        step("probe", vec!["probe"]),
+        step("init", vec!["init"]),
+        step("verify", vec!["verify"]),
+        step("verify", with_server(&["verify"], DRIFTED)),
+        step(
+            "diff",
+            with_server(&["snapshot", "--format", "json", "-o", "utc.json"], SERVER),
         ),
-        ("config", &["config"]),
-        ("snapshot", &["snapshot"]),
-        ("lock", &["lock"]),
-        ("check", &["check"]),
-        ("probe", &["probe"]),
-        ("init", &["init"]),
+        step(
+            "diff",
+            with_server(
+                &["snapshot", "--format", "json", "-o", "paris.json"],
+                DRIFTED,
+            ),
+        ),
+        step("diff", vec!["diff", "utc.json", "paris.json"]),
+        step("diff", with_server(&["diff", "surface.lock.json"], SERVER)),
+        step(
+            "call",
+            with_server(
+                &[
+                    "call",
+                    "convert_time",
+                    "--args",
+                    r#"{"source_timezone":"UTC","time":"12:00","target_timezone":"Asia/Tokyo"}"#,
+                ],
+                SERVER,
+            ),
+        ),
+        step("rpc", with_server(&["rpc", "prompts/list"], SERVER)),
+        step("guard", with_server(&["guard", "review"], DRIFTED)),
+        step("card", vec!["card", "emit", "--shape", "smithery"]),
+        Planned {
+            page: "completions",
+            args: vec!["completions", "bash"],
+            head: Some(12),
+        },
     ];
     let mut out: Vec<(&'static str, Vec<Step>)> = Vec::new();
-    for (name, args) in plan {
+    for Planned {
+        page: name,
+        args,
+        head,
+    } in plan
+    {
+        let args = &args[..];
         let ran = run(bin, dir, args)?;
         anyhow::ensure!(
             ran.code != 2,
@@ -178,10 +303,21 @@ fn example(root: &Path, bin: &Path) -> anyhow::Result<Vec<(&'static str, Vec<Ste
             ran.stdout,
             ran.stderr
         );
+        let mut output = normalise(&format!("{}{}", ran.stdout, ran.stderr), dir);
+        if let Some(n) = head {
+            let lines: Vec<&str> = output.lines().collect();
+            if lines.len() > n {
+                output = format!(
+                    "{}\n… ({} more lines)\n",
+                    lines[..n].join("\n"),
+                    lines.len() - n
+                );
+            }
+        }
         let step = Step {
-            shown: format!("mcpseal {}", args.join(" ")),
+            shown: format!("mcpseal {}", shown(args)),
             code: ran.code,
-            output: normalise(&format!("{}{}", ran.stdout, ran.stderr), dir),
+            output,
         };
         match out.iter_mut().find(|(n, _)| *n == name) {
             Some((_, steps)) => steps.push(step),
@@ -191,13 +327,50 @@ fn example(root: &Path, bin: &Path) -> anyhow::Result<Vec<(&'static str, Vec<Ste
     Ok(out)
 }
 
+/// The arguments as a shell would need them typed: an argument with a quote, brace or space is
+/// single-quoted.
+fn shown(args: &[&str]) -> String {
+    args.iter()
+        .map(|a| {
+            if a.contains(['"', '{', ' ', '\'', '$']) {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            } else {
+                (*a).to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Where a command without a worked example is shown at work instead.
+fn elsewhere(name: &str) -> Option<&'static str> {
+    match name {
+        "replay" => Some(
+            "A replay installs every published version of a package, so it needs a registry: see\n[`docs/replay-example.md`](../replay-example.md) (a real history, generated) and\n[`docs/replay.md`](../replay.md).",
+        ),
+        "registry" => Some(
+            "The registry commands need a `server.json` and a registry; see\n[`docs/publish.md`](../publish.md).",
+        ),
+        "serve" => Some(
+            "`serve` needs a static site with a signed `sha256sum` manifest; its config's JSON Schema is\n`mcpseal serve --print-schema`.",
+        ),
+        "index" => Some(
+            "`index` measures a cohort of pinned servers; `mcpseal index run --help` lists its inputs.",
+        ),
+        "guard" => Some(
+            "Run as a proxy, the guard sits between a host and the server (`mcpseal guard -- SERVER` in\nthe host's configuration; `mcpseal guard wrap` writes that for you).",
+        ),
+        _ => None,
+    }
+}
+
 fn page(name: &str, summary: &str, help: &str, steps: Option<&Vec<Step>>) -> String {
     let mut text = format!(
         "# `mcpseal {name}`\n\n<!-- GENERATED by `cargo xtask generate commands` from the built binary. Do not edit. -->\n\n{summary}\n\n## Usage\n\n```console\n$ mcpseal {name} --help\n{help}```\n"
     );
     if let Some(steps) = steps {
         text.push_str(
-            "\n## Worked example\n\nA project whose server is `mcp-server-time` 2026.10.19 from PyPI (pinned in\n`tests/peers/python/requirements.txt`), installed in the project's `.venv`. Run by\n`cargo xtask generate commands`; only the probe's clock is replaced by `<time>`.\n",
+            "\n## Worked example\n\nA project whose server is `mcp-server-time` 2026.10.19 from PyPI (pinned in\n`tests/peers/python/requirements.txt`), installed in the project's `.venv` and set up by\n`mcpseal init -- .venv/bin/mcp-server-time --local-timezone UTC`; with `--local-timezone\nEurope/Paris` the same server rewords three descriptions. Run by `cargo xtask generate\ncommands`; only the probe's clock (`<time>`) and today's date (`<date>`, `<day>`) are replaced.\n",
         );
         for s in steps {
             text.push_str(&format!(
@@ -205,6 +378,9 @@ fn page(name: &str, summary: &str, help: &str, steps: Option<&Vec<Step>>) -> Str
                 s.shown, s.output, s.code
             ));
         }
+    }
+    if let Some(note) = elsewhere(name) {
+        text.push_str(&format!("\n## See also\n\n{note}\n"));
     }
     text
 }
@@ -217,7 +393,7 @@ pub fn commands(root: &Path) -> anyhow::Result<Artefact> {
     let examples = example(root, &bin)?;
     let mut files = Vec::new();
     let mut index = String::from(
-        "# Commands\n\n<!-- GENERATED by `cargo xtask generate commands` from the built binary. Do not edit. -->\n\nOne page per command: its `--help`, and for the commands a project starts with, a worked\nexample against a real server. The man page is [`docs/man/mcpseal.1`](../man/mcpseal.1).\n\n| command | what it does |\n|---|---|\n",
+        "# Commands\n\n<!-- GENERATED by `cargo xtask generate commands` from the built binary. Do not edit. -->\n\nOne page per command: its `--help`, and where it can run offline, a worked example against a\nreal server. The man pages are [`docs/man/mcpseal.1`](../man/mcpseal.1) and `docs/man/mcpseal-COMMAND.1`.\n\n| command | what it does |\n|---|---|\n",
     );
     for (name, summary) in subcommands(&top.stdout) {
         let help = run(&bin, root, &[&name, "--help"])?;
@@ -264,6 +440,27 @@ mod tests {
         assert_eq!(
             normalise(text, dir),
             "  target    ./.venv/bin/s\n  started   <time>\nRun time: <time>\n"
+        );
+        assert_eq!(
+            normalise("    \"durationMs\": 9227,\n", dir),
+            "    \"durationMs\": \"<ms>\",\n"
+        );
+    }
+
+    #[test]
+    fn dates_and_weekdays_are_redacted_and_nothing_else() {
+        let text = r#"{"datetime":"2026-12-01T12:00:00+00:00","day_of_week":"Tuesday","v":"2026.10.19","d":"2026-12-01"}"#;
+        assert_eq!(
+            redact_dates(text),
+            r#"{"datetime":"<date>T12:00:00+00:00","day_of_week":"<day>","v":"2026.10.19","d":"2026-12-01"}"#
+        );
+    }
+
+    #[test]
+    fn arguments_are_shown_quoted_when_a_shell_needs_it() {
+        assert_eq!(
+            shown(&["call", "t", "--args", r#"{"a":"b c"}"#, "it's"]),
+            r#"call t --args '{"a":"b c"}' 'it'\''s'"#
         );
     }
 }

@@ -11,7 +11,7 @@
 //! (`crates/mcpseal-surface/tests/data/mcpseal-1-vectors.json`: each vector's expectations
 //! recomputed from its raw capture by the independent implementation, `python3
 //! tools/fingerprint.py --vectors`, so the Rust one is held to them, not the other way round),
-//! `man` (`docs/man/mcpseal.1`) and `commands` (`docs/commands/*.md`, each command's `--help` and
+//! `man` (`docs/man/mcpseal.1`, `docs/man/mcpseal-COMMAND.1`) and `commands` (`docs/commands/*.md`, each command's `--help` and
 //! worked examples against a pinned PyPI server), both made by running the built binary
 //! ([`cli_docs`]).
 //! No test rewrites these files; tests only read them.
@@ -68,7 +68,7 @@ enum Which {
     Peers,
     /// The mcpseal/1 test vectors' expectations (from `tools/fingerprint.py`).
     Vectors,
-    /// `docs/man/mcpseal.1`: the man page, from `mcpseal man`.
+    /// `docs/man/mcpseal*.1`: the man pages, from `mcpseal man [COMMAND]`.
     Man,
     /// `docs/commands/*.md`: each command's `--help` and the worked examples.
     Commands,

@@ -90,8 +90,9 @@ pub enum Command {
     Config(crate::project::ConfigArgs),
     /// Print a shell completion script: `mcpseal completions bash > /etc/bash_completion.d/mcpseal`.
     Completions(crate::shell::CompletionsArgs),
-    /// Print the `mcpseal(1)` man page (roff): `mcpseal man > mcpseal.1`.
-    Man,
+    /// Print the `mcpseal(1)` man page (roff): `mcpseal man > mcpseal.1`; `mcpseal man COMMAND`
+    /// prints `mcpseal-COMMAND(1)`.
+    Man(crate::shell::ManArgs),
 }
 
 /// The server to speak to: a URL, or a command after `--`.

@@ -46,7 +46,7 @@ fn name(command: &Command) -> &'static str {
         Command::Index(_) => "index",
         Command::Config(_) => "config",
         Command::Completions(_) => "completions",
-        Command::Man => "man",
+        Command::Man(_) => "man",
     }
 }
 
@@ -71,7 +71,7 @@ async fn run(command: Command, signals: Signals) -> Result<Outcome, CliError> {
         Command::Index(args) => commands::index::run_command(args).await,
         Command::Config(args) => project::run(&args),
         Command::Completions(args) => shell::completions(&args),
-        Command::Man => shell::man(),
+        Command::Man(args) => shell::man(&args),
     }
 }
 
@@ -101,7 +101,7 @@ fn wants_json(command: &Command) -> bool {
         Command::Init(a) => a.format == DocFormat::Json,
         Command::Index(a) => a.json(),
         Command::Config(a) => a.format == DocFormat::Json,
-        Command::Completions(_) | Command::Man => false,
+        Command::Completions(_) | Command::Man(_) => false,
     }
 }
 

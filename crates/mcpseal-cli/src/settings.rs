@@ -332,16 +332,22 @@ pub fn columns() -> Option<usize> {
         .filter(|w| *w >= 20)
 }
 
-/// How drift reports render: `--full`, and the documentation base URL Markdown may link to
-/// (`MCPSEAL_DOCS_URL`, e.g. `https://github.com/OWNER/mcpseal/blob/main`; unset: no link, so a
-/// report never links to a page that may not exist).
+/// The documentation base URL reports may link mcpseal's own pages against (Markdown's
+/// `SPEC.md` link, SARIF's `informationUri` and rule `helpUri`s): `MCPSEAL_DOCS_URL`, e.g.
+/// `https://github.com/OWNER/mcpseal/blob/main`; unset or not http(s): no link, so a report
+/// never links to a page that may not exist.
+pub fn docs_url() -> Option<String> {
+    std::env::var("MCPSEAL_DOCS_URL")
+        .ok()
+        .map(|u| u.trim().to_owned())
+        .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+}
+
+/// How drift reports render: `--full`, and the documentation base URL ([`docs_url`]).
 pub fn drift_options(full: bool) -> mcpseal::report::DriftOptions {
     mcpseal::report::DriftOptions {
         full,
-        docs_url: std::env::var("MCPSEAL_DOCS_URL")
-            .ok()
-            .map(|u| u.trim().to_owned())
-            .filter(|u| u.starts_with("https://") || u.starts_with("http://")),
+        docs_url: docs_url(),
     }
 }
 

@@ -43,11 +43,44 @@ pub fn completions(args: &CompletionsArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Ok)
 }
 
-/// Writes the `mcpseal(1)` man page (roff) to stdout. It names the release version without
-/// the commit: the page is committed (`docs/man/mcpseal.1`), and a commit cannot name itself.
-pub fn man() -> Result<Outcome, CliError> {
+/// `mcpseal man`.
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// A command (`lock`, `probe`…): print its own page, `mcpseal-COMMAND(1)`, instead of
+    /// `mcpseal(1)`.
+    pub command: Option<String>,
+}
+
+/// Writes the `mcpseal(1)` man page (roff), or with a command `mcpseal-COMMAND(1)`, to stdout.
+/// It names the release version without the commit: the pages are committed (`docs/man/`), and
+/// a commit cannot name itself.
+pub fn man(args: &ManArgs) -> Result<Outcome, CliError> {
+    let mut top = Cli::command().version(env!("CARGO_PKG_VERSION"));
+    let page = match &args.command {
+        None => top,
+        Some(name) => {
+            // Built so the subcommand inherits the global options and the version.
+            top.build();
+            let Some(sub) = top
+                .get_subcommands()
+                .find(|c| c.get_name() == name && name != "help")
+            else {
+                let names: Vec<&str> = top
+                    .get_subcommands()
+                    .map(clap::Command::get_name)
+                    .filter(|n| *n != "help")
+                    .collect();
+                return Err(CliError::usage(format!(
+                    "`{name}` is not an mcpseal command\nhint: one of {}",
+                    names.join(", ")
+                )));
+            };
+            // `build` named it `mcpseal-NAME` (its display name), which the page's title uses.
+            sub.clone().version(env!("CARGO_PKG_VERSION"))
+        }
+    };
     let mut out = Vec::new();
-    clap_mangen::Man::new(Cli::command().version(env!("CARGO_PKG_VERSION")))
+    clap_mangen::Man::new(page)
         .render(&mut out)
         .map_err(|e| CliError::usage(format!("could not render the man page: {e}")))?;
     crate::output::emit(&String::from_utf8_lossy(&out), None)?;

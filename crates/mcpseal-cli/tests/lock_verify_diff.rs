@@ -331,6 +331,32 @@ fn a_real_diff_reads_review_first_security_before_breaking() {
         "{}",
         linked.stdout
     );
+    // SARIF follows the same base URL: no link to mcpseal's pages without one.
+    let sarif = w
+        .run(&["diff", "--format", "sarif", &old, &new], None)
+        .stdout;
+    assert!(!sarif.contains("github.com/mcpseal"), "{sarif}");
+    assert!(!sarif.contains("informationUri"), "{sarif}");
+    assert!(!sarif.contains("helpUri"), "{sarif}");
+    let linked = w.run_env(
+        &["diff", "--format", "sarif", &old, &new],
+        None,
+        &[("MCPSEAL_DOCS_URL", "https://example.org/mcpseal/blob/main/")],
+    );
+    assert!(
+        linked
+            .stdout
+            .contains(r#""helpUri": "https://example.org/mcpseal/blob/main/SPEC.md#9-lock-file""#),
+        "{}",
+        linked.stdout
+    );
+    assert!(
+        linked
+            .stdout
+            .contains(r#""informationUri": "https://example.org/mcpseal/blob/main/""#),
+        "{}",
+        linked.stdout
+    );
 }
 
 #[test]

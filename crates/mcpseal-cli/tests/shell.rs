@@ -96,3 +96,40 @@ fn man_page_renders() {
     let warnings = String::from_utf8_lossy(&out.stderr);
     assert!(warnings.trim().is_empty(), "groff warnings: {warnings}");
 }
+
+#[test]
+fn a_command_has_its_own_man_page_and_an_unknown_one_is_refused() {
+    let page = generate(&["man", "lock"]);
+    assert!(page.contains(".TH mcpseal-lock 1"), "{page}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mcpseal-lock.1");
+    std::fs::write(&path, &page).expect("write");
+    let out = Std::new("groff")
+        // `-k`: through preconv, as man(1) reads a page; the commands' help has non-ASCII
+        // punctuation (—, →), which clap_mangen writes as UTF-8.
+        .args(["-k", "-man", "-Tutf8", "-ww", "-P-cbou"])
+        .arg(&path)
+        .output()
+        .expect("groff runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("mcpseal-lock"), "{text}");
+    assert!(text.contains("--server-version"), "{text}");
+    let warnings = String::from_utf8_lossy(&out.stderr);
+    assert!(warnings.trim().is_empty(), "groff warnings: {warnings}");
+
+    let out = Command::cargo_bin("mcpseal")
+        .expect("binary")
+        .timeout(Duration::from_secs(60))
+        .args(["man", "nosuch"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`nosuch` is not an mcpseal command"), "{err}");
+    assert!(
+        err.contains("hint: one of") && err.contains("probe"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}

@@ -186,6 +186,7 @@ fn probe_report_wraps_at_80_and_120_columns() {
             let opts = RenderOptions {
                 verbose: false,
                 color,
+                docs_url: None,
             };
             assert_eq!(
                 look.apply(&render_probe(&report, Format::Text, &opts)),

@@ -72,7 +72,9 @@ pub struct Finding {
     pub expected: String,
     /// The concrete change that fixes it.
     pub fix: String,
-    /// A link to the specification text behind the rule.
+    /// The specification text behind the rule: an absolute URL, or for mcpseal's own rules the
+    /// page's path in mcpseal's repository (`SPEC.md#9-lock-file`), which renderers link only
+    /// against a configured documentation base URL.
     pub spec_ref: String,
     /// The exchanges behind the verdict (serialised `mcpseal_client::Exchange`s or raw HTTP
     /// previews), credentials redacted.
@@ -216,7 +218,7 @@ pub struct RuleInfo {
     pub severity: Severity,
     /// Who fixes it.
     pub remediation: Remediation,
-    /// Spec link.
+    /// Spec reference, as [`Finding::spec_ref`]: an absolute URL or a path in mcpseal's repository.
     pub spec_ref: String,
     /// Transports it applies to (`stdio`, `http`).
     #[schemars(with = "Vec<TransportName>", extend("uniqueItems" = true))]

@@ -117,6 +117,7 @@ pub async fn run(args: CallArgs) -> Result<Outcome, CliError> {
     let opts = RenderOptions {
         verbose: args.verbose,
         color: args.format == mcpseal::report::Format::Text && !to_file && output::stdout_color(),
+        docs_url: crate::settings::docs_url(),
     };
     output::emit_doc(
         &render_call(&report, args.format, &opts),

@@ -81,6 +81,7 @@ pub async fn run(args: ProbeArgs) -> Result<Outcome, CliError> {
     let opts = RenderOptions {
         verbose: args.verbose,
         color: args.format == Format::Text && !to_file && output::stdout_color(),
+        docs_url: crate::settings::docs_url(),
     };
     output::emit_doc(
         &render_probe(&report, args.format, &opts),
@@ -91,6 +92,7 @@ pub async fn run(args: ProbeArgs) -> Result<Outcome, CliError> {
         let plain = RenderOptions {
             verbose: args.verbose,
             color: false,
+            docs_url: opts.docs_url.clone(),
         };
         output::emit(
             &render_probe(&report, emit.format, &plain),

@@ -38,7 +38,7 @@ pub fn emit<D: Rendered>(
     out: &crate::args::OutputArgs,
 ) -> Result<(), CliError> {
     output::emit_doc(
-        &render(doc, format, &tool()),
+        &render(doc, format, &tool(), crate::settings::docs_url().as_deref()),
         format == Format::Text,
         out.output.as_deref(),
     )

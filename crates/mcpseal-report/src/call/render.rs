@@ -27,7 +27,7 @@ pub fn render_call(report: &CallReport, format: Format, opts: &RenderOptions) ->
         }
         Format::Text => text(report, opts),
         Format::Markdown => markdown(report),
-        Format::Sarif => sarif(report),
+        Format::Sarif => sarif(report, opts.docs_url.as_deref()),
     }
 }
 
@@ -206,7 +206,7 @@ fn markdown(r: &CallReport) -> String {
     out
 }
 
-fn sarif(r: &CallReport) -> String {
+fn sarif(r: &CallReport, docs_url: Option<&str>) -> String {
     let mut notifications = Vec::new();
     if let Some(e) = &r.error {
         notifications.push(ExecutionNotification {
@@ -230,5 +230,6 @@ fn sarif(r: &CallReport) -> String {
         notifications,
         start_time_utc: Some(r.started_at.as_str()).filter(|s| !s.is_empty()),
         properties,
+        docs_url,
     })
 }

@@ -13,8 +13,8 @@ const OUTPUT_SCHEMA: &str =
     "https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema";
 const ERRORS: &str =
     "https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling";
-const CONTROLS: &str =
-    "https://github.com/mcpseal/mcpseal/blob/main/docs/call.md#negative-controls";
+/// A path in mcpseal's repository, linked only against a configured documentation base URL.
+const CONTROLS: &str = "docs/call.md#negative-controls";
 
 /// One verdict `call` can give.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

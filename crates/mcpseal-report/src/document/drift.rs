@@ -17,7 +17,9 @@ pub fn rule_id(class: ChangeClass) -> String {
     format!("drift/{}", class.as_str())
 }
 
-const SPEC_REF: &str = "https://github.com/mcpseal/mcpseal/blob/main/SPEC.md#9-lock-file";
+/// Where the classes are specified: a path in mcpseal's repository, which renderers link only
+/// against a configured documentation base URL (see `SarifRun::docs_url`).
+const SPEC_REF: &str = "SPEC.md#9-lock-file";
 
 /// The drift rule catalogue (for SARIF drivers): one rule per class.
 pub fn drift_rules() -> Vec<RuleInfo> {

@@ -17,8 +17,9 @@ use crate::model::{Finding, Remediation, Severity};
 
 pub use render::{Rendered, render};
 
-/// Where the publishing commands are specified.
-pub const SPEC_REF: &str = "https://github.com/mcpseal/mcpseal/blob/main/docs/publish.md";
+/// Where the publishing commands are specified: a path in mcpseal's repository, which renderers
+/// link only against a configured documentation base URL (see `SarifRun::docs_url`).
+pub const SPEC_REF: &str = "docs/publish.md";
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

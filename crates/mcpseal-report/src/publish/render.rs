@@ -67,7 +67,15 @@ fn check_lines(out: &mut String, checks: &[&Check], indent: &str) {
 }
 
 /// Renders `doc` in `format` (see the module docs). Ends with a newline.
-pub fn render<D: Rendered>(doc: &D, format: Format, tool: &ToolInfo) -> String {
+///
+/// `docs_url` is the base URL of mcpseal's documentation (as [`crate::DriftOptions::docs_url`]):
+/// SARIF links the publishing rules' page against it, and links nothing of mcpseal's without it.
+pub fn render<D: Rendered>(
+    doc: &D,
+    format: Format,
+    tool: &ToolInfo,
+    docs_url: Option<&str>,
+) -> String {
     let json = serde_json::to_value(doc).unwrap_or(Value::Null);
     let findings: Vec<Finding> = doc.checks().iter().filter_map(|c| c.finding()).collect();
     match format {
@@ -120,6 +128,7 @@ pub fn render<D: Rendered>(doc: &D, format: Format, tool: &ToolInfo) -> String {
                 notifications: Vec::new(),
                 start_time_utc: None,
                 properties,
+                docs_url,
             })
         }
     }

@@ -88,6 +88,7 @@ fn render(format: Format, d: &Drift<'_>, tool: &ToolInfo) -> String {
                 notifications: Vec::new(),
                 start_time_utc: None,
                 properties,
+                docs_url: d.options.docs_url.as_deref(),
             })
         }
     }

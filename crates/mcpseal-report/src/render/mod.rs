@@ -43,13 +43,16 @@ pub use terminal::Look;
 pub use text::render_findings_text;
 
 /// How to render, beyond the format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RenderOptions {
     /// Text only: add the wire traffic behind each finding and the server's diagnostics.
     pub verbose: bool,
     /// Text only: emit ANSI colour escapes. Set it from the terminal decision (`--color`,
     /// `NO_COLOR`, tty); JSON, SARIF and Markdown ignore it and are never coloured.
     pub color: bool,
+    /// SARIF only: the base URL of mcpseal's documentation, as [`DriftOptions::docs_url`]
+    /// (`None`: no link to mcpseal's own pages).
+    pub docs_url: Option<String>,
 }
 
 /// Renders a probe report in `format`.
@@ -60,7 +63,7 @@ pub fn render_probe(report: &ProbeReport, format: Format, opts: &RenderOptions) 
     match format {
         Format::Text => text::render_probe(report, opts),
         Format::Json => json::render_probe(report),
-        Format::Sarif => sarif::render_probe(report),
+        Format::Sarif => sarif::render_probe(report, opts.docs_url.as_deref()),
         Format::Markdown => markdown::render_probe(report),
     }
 }

@@ -4,10 +4,12 @@
 //!
 //! One log, one run:
 //!
-//! - `tool.driver`: `name` and `version` from the report's tool, `informationUri` the project
-//!   repository, and **every** rule of the catalogue (not only those that fired), sorted by id:
+//! - `tool.driver`: `name` and `version` from the report's tool, `informationUri` the configured
+//!   documentation base URL ([`SarifRun::docs_url`]; none by default, so a log never links to a
+//!   page that may not exist), and **every** rule of the catalogue (not only those that fired), sorted by id:
 //!   `id`, `name` (= id), `shortDescription` (title), `fullDescription` (the rule's rationale),
-//!   `helpUri` (spec link), `defaultConfiguration.level` (`error`/`warning`), `properties`
+//!   `helpUri` (the spec link; a repository path such as `SPEC.md#9-lock-file` is joined to
+//!   the documentation base URL, and left without `helpUri` when none is configured), `defaultConfiguration.level` (`error`/`warning`), `properties`
 //!   `{remediation, anchorId?, transports, tags}`. A finding whose rule is not in the catalogue
 //!   (a producer bug, or a report type without one) gets a descriptor made from the finding,
 //!   appended after the catalogue, so every result has a valid `ruleIndex`.
@@ -81,6 +83,30 @@ pub struct SarifRun<'a> {
     pub start_time_utc: Option<&'a str>,
     /// Extra `run.properties`.
     pub properties: Map<String, Value>,
+    /// The base URL of mcpseal's documentation (`MCPSEAL_DOCS_URL`, e.g.
+    /// `https://github.com/OWNER/mcpseal/blob/main`), as the Markdown renderer's
+    /// [`crate::DriftOptions::docs_url`]: `informationUri`, and the base that repository paths in
+    /// spec references are joined to. `None`: neither is linked.
+    pub docs_url: Option<&'a str>,
+}
+
+/// `spec_ref` as a link: an absolute URL as it is; a path in mcpseal's repository joined to
+/// `docs_url`; `None` when it is empty, or a path and no base is configured.
+fn spec_link(spec_ref: &str, docs_url: Option<&str>) -> Option<String> {
+    let spec = spec_ref.trim();
+    if spec.is_empty() {
+        None
+    } else if is_url(spec) {
+        Some(spec.to_owned())
+    } else {
+        docs_url.map(|base| {
+            format!(
+                "{}/{}",
+                base.trim_end_matches('/'),
+                spec.trim_start_matches('/')
+            )
+        })
+    }
 }
 
 /// Renders `run` as a SARIF 2.1.0 log: pretty JSON plus a newline. See the module docs for the
@@ -96,7 +122,7 @@ pub fn render_findings_sarif(run: &SarifRun<'_>) -> String {
 }
 
 /// The SARIF log of a probe report.
-pub(crate) fn render_probe(report: &ProbeReport) -> String {
+pub(crate) fn render_probe(report: &ProbeReport, docs_url: Option<&str>) -> String {
     let mut notifications = Vec::new();
     match report.state {
         RunState::Measured => {}
@@ -155,6 +181,7 @@ pub(crate) fn render_probe(report: &ProbeReport) -> String {
         notifications,
         start_time_utc: Some(report.started_at.as_str()).filter(|s| !s.is_empty()),
         properties,
+        docs_url,
     })
 }
 
@@ -190,7 +217,7 @@ fn bag(tags: Vec<String>, entries: Vec<(&str, Value)>) -> PropertyBag {
     }
 }
 
-fn descriptor(rule: &RuleInfo) -> ReportingDescriptor {
+fn descriptor(rule: &RuleInfo, docs_url: Option<&str>) -> ReportingDescriptor {
     let mut props = vec![
         ("remediation", json!(rule.remediation)),
         ("transports", json!(rule.transports)),
@@ -214,27 +241,26 @@ fn descriptor(rule: &RuleInfo) -> ReportingDescriptor {
         .full_description(text(full))
         .default_configuration(config)
         .properties(bag(tags, props));
-    if rule.spec_ref.is_empty() {
-        base.build()
-    } else {
-        let mut d = base.build();
-        d.help_uri = Some(rule.spec_ref.clone());
-        d
-    }
+    let mut d = base.build();
+    d.help_uri = spec_link(&rule.spec_ref, docs_url);
+    d
 }
 
 /// A catalogue entry for a finding whose rule the catalogue does not list.
-fn descriptor_from_finding(f: &Finding) -> ReportingDescriptor {
-    descriptor(&RuleInfo {
-        id: f.rule_id.clone(),
-        title: f.title.clone(),
-        severity: f.severity,
-        remediation: f.remediation,
-        spec_ref: f.spec_ref.clone(),
-        transports: Vec::new(),
-        anchor_id: None,
-        rationale: String::new(),
-    })
+fn descriptor_from_finding(f: &Finding, docs_url: Option<&str>) -> ReportingDescriptor {
+    descriptor(
+        &RuleInfo {
+            id: f.rule_id.clone(),
+            title: f.title.clone(),
+            severity: f.severity,
+            remediation: f.remediation,
+            spec_ref: f.spec_ref.clone(),
+            transports: Vec::new(),
+            anchor_id: None,
+            rationale: String::new(),
+        },
+        docs_url,
+    )
 }
 
 /// `<title>. Observed: … Expected: … Fix: …`, without doubled full stops.
@@ -311,14 +337,14 @@ fn build(run: &SarifRun<'_>) -> Sarif {
     let mut descriptors = Vec::new();
     for rule in catalogue {
         index.insert(&rule.id, descriptors.len());
-        descriptors.push(descriptor(rule));
+        descriptors.push(descriptor(rule, run.docs_url));
     }
 
     let findings = sorted(run.findings);
     for f in &findings {
         if !index.contains_key(f.rule_id.as_str()) {
             index.insert(&f.rule_id, descriptors.len());
-            descriptors.push(descriptor_from_finding(f));
+            descriptors.push(descriptor_from_finding(f, run.docs_url));
         }
     }
 
@@ -340,7 +366,13 @@ fn build(run: &SarifRun<'_>) -> Sarif {
                 ("observed", json!(f.observed)),
                 ("expected", json!(f.expected)),
                 ("fix", json!(f.fix)),
-                ("specRef", json!(f.spec_ref)),
+                // The link when there is one, else the reference as written (a repository path).
+                (
+                    "specRef",
+                    json!(
+                        spec_link(&f.spec_ref, run.docs_url).unwrap_or_else(|| f.spec_ref.clone())
+                    ),
+                ),
                 ("evidence", json!(f.evidence)),
             ];
             let rule_index = index.get(f.rule_id.as_str()).copied().unwrap_or_default();
@@ -388,10 +420,7 @@ fn build(run: &SarifRun<'_>) -> Sarif {
         .version(run.tool.version.clone())
         .rules(descriptors)
         .build();
-    let repository = env!("CARGO_PKG_REPOSITORY");
-    if !repository.is_empty() {
-        driver.information_uri = Some(repository.to_owned());
-    }
+    driver.information_uri = run.docs_url.map(str::to_owned);
     let mut sarif_run = Run::builder()
         .tool(Tool::from(driver))
         .results(results)

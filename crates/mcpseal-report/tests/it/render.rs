@@ -13,10 +13,12 @@ use crate::support;
 const PLAIN: RenderOptions = RenderOptions {
     verbose: false,
     color: false,
+    docs_url: None,
 };
 const VERBOSE: RenderOptions = RenderOptions {
     verbose: true,
     color: false,
+    docs_url: None,
 };
 
 fn sarif(report: &ProbeReport) -> Value {
@@ -96,6 +98,7 @@ fn colour_only_in_text_and_only_when_asked() {
     let colour = RenderOptions {
         verbose: true,
         color: true,
+        docs_url: None,
     };
     for (name, report) in support::all() {
         let text = render_probe(&report, Format::Text, &colour);
@@ -355,4 +358,96 @@ fn server_text_cannot_draw_on_the_terminal_or_break_markdown() {
     let md = render_probe(&report, Format::Markdown, &PLAIN);
     assert!(!md.contains('\u{1b}') && !md.contains("<img"), "{md}");
     assert!(md.contains("&lt;img src=x&gt;<br>next"), "{md}");
+}
+
+/// The SARIF log of the drift catalogue with one finding, with and without a docs base URL.
+fn drift_sarif(docs_url: Option<&str>) -> Value {
+    use mcpseal_report::{SarifRun, ToolInfo, drift_rules, render_findings_sarif};
+    let tool = ToolInfo {
+        name: "mcpseal".into(),
+        version: "0.1.0".into(),
+    };
+    let rules = drift_rules();
+    let finding = Finding {
+        rule_id: "drift/breaking".into(),
+        severity: Severity::Error,
+        remediation: mcpseal_report::Remediation::Application,
+        title: "tool removed".into(),
+        observed: "search at `/tools/search`".into(),
+        expected: "a major bump".into(),
+        fix: "bump".into(),
+        spec_ref: rules[0].spec_ref.clone(),
+        evidence: Vec::new(),
+    };
+    let out = render_findings_sarif(&SarifRun {
+        tool: &tool,
+        target: "surface.lock.json",
+        rules: &rules,
+        findings: std::slice::from_ref(&finding),
+        execution_successful: true,
+        notifications: Vec::new(),
+        start_time_utc: None,
+        properties: serde_json::Map::new(),
+        docs_url,
+    });
+    assert!(
+        !out.contains("github.com/mcpseal/mcpseal"),
+        "links the placeholder repository: {out}"
+    );
+    serde_json::from_str(&out).expect("SARIF is JSON")
+}
+
+#[test]
+fn sarif_links_mcpseal_pages_only_against_the_configured_docs_url() {
+    let plain = drift_sarif(None);
+    let driver = &plain["runs"][0]["tool"]["driver"];
+    assert!(driver.get("informationUri").is_none(), "{driver}");
+    for rule in driver["rules"].as_array().expect("rules") {
+        assert!(rule.get("helpUri").is_none(), "{rule}");
+    }
+    assert_eq!(
+        plain["runs"][0]["results"][0]["properties"]["specRef"],
+        "SPEC.md#9-lock-file"
+    );
+
+    let linked = drift_sarif(Some("https://example.org/o/mcpseal/blob/main/"));
+    let driver = &linked["runs"][0]["tool"]["driver"];
+    assert_eq!(
+        driver["informationUri"],
+        "https://example.org/o/mcpseal/blob/main/"
+    );
+    for rule in driver["rules"].as_array().expect("rules") {
+        assert_eq!(
+            rule["helpUri"], "https://example.org/o/mcpseal/blob/main/SPEC.md#9-lock-file",
+            "{rule}"
+        );
+    }
+    assert_eq!(
+        linked["runs"][0]["results"][0]["properties"]["specRef"],
+        "https://example.org/o/mcpseal/blob/main/SPEC.md#9-lock-file"
+    );
+}
+
+#[test]
+fn sarif_keeps_absolute_spec_links_and_takes_the_docs_url_from_the_options() {
+    let report = support::legacy();
+    let opts = RenderOptions {
+        docs_url: Some("https://example.org/docs".into()),
+        ..RenderOptions::default()
+    };
+    let log: Value =
+        serde_json::from_str(&render_probe(&report, Format::Sarif, &opts)).expect("SARIF is JSON");
+    let driver = &log["runs"][0]["tool"]["driver"];
+    assert_eq!(driver["informationUri"], "https://example.org/docs");
+    // The probe's rules cite the MCP specification by absolute URL: kept as they are.
+    let help = driver["rules"][0]["helpUri"].as_str().expect("helpUri");
+    assert!(
+        help.starts_with("https://modelcontextprotocol.io/"),
+        "{help}"
+    );
+    assert!(
+        sarif(&report)["runs"][0]["tool"]["driver"]
+            .get("informationUri")
+            .is_none()
+    );
 }

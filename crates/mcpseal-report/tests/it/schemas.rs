@@ -213,6 +213,7 @@ fn drift_style_sarif_validates() {
         }],
         start_time_utc: None,
         properties: serde_json::Map::new(),
+        docs_url: None,
     });
     let sarif = parse(&out);
     assert_eq!(errors(&sarif_validator(), &sarif), Vec::<String>::new());

@@ -31,6 +31,7 @@ fn verbose_text() {
     let verbose = RenderOptions {
         verbose: true,
         color: false,
+        docs_url: None,
     };
     settings().bind(|| {
         for (name, report) in support::all() {
