@@ -271,14 +271,7 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     let command = weather["rerun"].as_str().expect("rerun");
     let mut args: Vec<&str> = command.split(' ').skip(1).collect();
     args.extend([
-        "--out",
-        "again",
-        "--run-id",
-        "r1",
-        "--cache",
-        &cache,
-        "--format",
-        "json",
+        "--out", "again", "--run-id", "r1", "--cache", &cache, "--format", "json",
     ]);
     let out = mcpseal(dir, &env, &args);
     ok(&out);
@@ -299,7 +292,10 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no target `nope`") && err.contains("hint:"), "{err}");
+    assert!(
+        err.contains("no target `nope`") && err.contains("hint:"),
+        "{err}"
+    );
 
     // An entry the registry does not have: the row says so (install failed), the run goes on.
     w.write(

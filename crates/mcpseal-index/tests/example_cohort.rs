@@ -21,8 +21,9 @@ fn the_example_cohort_is_pinned() {
                 "{t}: npm targets carry the tarball integrity"
             ),
             "pypi" => assert!(
-                integrity.strip_prefix("sha256:").is_some_and(|h| h.len() == 64
-                    && h.chars().all(|c| c.is_ascii_hexdigit())),
+                integrity
+                    .strip_prefix("sha256:")
+                    .is_some_and(|h| h.len() == 64 && h.chars().all(|c| c.is_ascii_hexdigit())),
                 "{t}: PyPI targets carry the wheel's SHA-256"
             ),
             other => panic!("{t}: {other} is not a public package registry"),
