@@ -48,7 +48,10 @@ struct Recorder {
     log: Arc<Mutex<Log>>,
 }
 
-fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
+/// A request as read: its request line, its headers (names lower-cased), its body.
+type Request = (String, Vec<(String, String)>, Vec<u8>);
+
+fn read_request(stream: &mut TcpStream) -> Option<Request> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut line = String::new();
     reader.read_line(&mut line).ok()?;
