@@ -20,7 +20,7 @@ use crate::publish::registry::{ListOptions, RegistryReadError, list_entries};
 /// What `cohort --from-registry` produced.
 #[derive(Debug, Clone)]
 pub struct RegistryCohort {
-    /// The cohort file's text (TOML, checked by [`mcpseal_index::cohort::parse`]).
+    /// The cohort file's text (TOML in the format of `mcpseal_index::cohort`).
     pub text: String,
     /// Targets written.
     pub targets: usize,

@@ -1,7 +1,7 @@
 //! Manners toward other people's servers (`url:` targets, and `registry:` entries expanded
 //! into their remote):
 //!
-//! * **one target per host at a time** by default ([`HostLimits`]; `--per-host N`), so a
+//! * **one target per host at a time** by default (`HostLimits`; `--per-host N`), so a
 //!   cohort listing many endpoints of one operator never hits it with `--jobs` connections;
 //!   the target's budget starts once it holds its host's turn, not while it waits for it;
 //! * a **`User-Agent` naming mcpseal and its version** on every request ([`user_agent`]), so
