@@ -154,9 +154,12 @@ fn parse() -> Result<(Cli, clap::ArgMatches), ExitCode> {
     })
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+/// The async runtime: `settings::worker_threads` workers, fewer when the command measures at
+/// most `jobs` targets at once (`index run --jobs N`: its concurrency is the jobs, and an idle
+/// worker per core only costs memory on a shared CI machine).
+fn runtime(jobs: Option<usize>) -> Result<tokio::runtime::Runtime, CliError> {
     tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(settings::worker_threads()?)
+        .worker_threads(settings::worker_threads_for(jobs)?)
         .enable_all()
         .build()
         .map_err(|e| CliError::usage(format!("could not start the async runtime: {e}")))
@@ -178,7 +181,11 @@ fn main() -> ExitCode {
         output::error(&e, json);
         return ExitCode::from(Outcome::NoVerdict.code());
     }
-    let runtime = match runtime() {
+    let jobs = match &cli.command {
+        Command::Index(a) => a.jobs(),
+        _ => None,
+    };
+    let runtime = match runtime(jobs) {
         Ok(r) => r,
         Err(e) => {
             output::error(&e, json);

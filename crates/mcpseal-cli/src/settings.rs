@@ -31,6 +31,16 @@ pub fn worker_threads() -> Result<usize, CliError> {
     }
 }
 
+/// Worker threads for a command that runs at most `jobs` units of work at once: an explicit
+/// `MCPSEAL_WORKER_THREADS` wins; otherwise the available parallelism, capped at `jobs`.
+pub fn worker_threads_for(jobs: Option<usize>) -> Result<usize, CliError> {
+    if std::env::var_os(WORKER_THREADS_ENV).is_some() {
+        return worker_threads();
+    }
+    let cores = worker_threads()?;
+    Ok(jobs.map_or(cores, |j| j.clamp(1, cores)))
+}
+
 /// Resolves the version flags (before any server is started).
 pub fn version_request(args: &VersionArgs) -> Result<VersionRequest, CliError> {
     let cwd = std::env::current_dir().map_err(|e| {

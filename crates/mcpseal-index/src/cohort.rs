@@ -12,7 +12,8 @@
 //! id = "server-memory"            # unique; [a-z0-9._-], 1–64 characters
 //! install = "npm:@modelcontextprotocol/server-memory@2025.9.25"
 //! integrity = "sha512-…"          # npm: the tarball's SRI; PyPI: the wheel's `sha256:HEX`
-//! registry = "https://…/"         # npm registry or PyPI simple index (default: the configured)
+//! registry = "https://…/"         # npm registry or PyPI simple index (default: the configured);
+//!                                 # for `registry:` targets the MCP Registry (default the official)
 //! bin = "mcp-server-memory"       # the entry point, when the package has several
 //! args = ["--flag"]               # appended to the entry point (never a shell)
 //! env = { LOG_LEVEL = "warn" }    # the only variables the server gets besides PATH/locale
@@ -27,7 +28,10 @@
 //! * `git:URL@SHA` — a commit, built by `build` (argv lists) and started by `run`;
 //! * `url:https://…` — a remote Streamable HTTP endpoint (nothing installed; `url:http://`
 //!   only for loopback hosts, so a cohort cannot send plain-text traffic across a network);
-//! * `registry:NAME@VER` — an MCP Registry entry, to be expanded into one of the above;
+//! * `registry:NAME@VER` — an MCP Registry entry (registry versions are immutable), expanded at
+//!   run time: its first npm or PyPI package (installed as above, checked against the entry's
+//!   `fileSha256` when it gives one), else its first `streamable-http` remote; the entry's
+//!   published fingerprint block is compared with what was measured;
 //! * `cmd:PROGRAM` — a program on this machine started with `args` (self-hosted cohorts and
 //!   tests; not pinned, and its rows say so).
 //!
@@ -96,7 +100,8 @@ pub struct TargetSpec {
     /// npm: the tarball's SRI (`sha512-…`); PyPI: the wheel's SHA-256 (`sha256:HEX`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity: Option<String>,
-    /// npm registry or PyPI simple index URL (default: the configured one).
+    /// npm registry or PyPI simple index URL (default: the configured one); for a
+    /// `registry:` target, the MCP Registry's base URL (default the official registry).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registry: Option<String>,
     /// The entry point when the package has several (npm `bin`, console script).
@@ -134,12 +139,15 @@ pub enum Install {
     Package(Pin),
     /// A remote Streamable HTTP endpoint.
     Url(String),
-    /// An MCP Registry entry (`NAME`, `VER`), expanded into a package pin.
+    /// An MCP Registry entry (`NAME`, `VER`), expanded at run time into a package pin (or its
+    /// remote).
     Registry {
         /// The registry name (`io.github.owner/server`).
         name: String,
         /// The exact version.
         version: String,
+        /// The MCP Registry's base URL (without `/v0.1`; `None`: the official registry).
+        base: Option<String>,
     },
     /// A local program (not pinned).
     Command(String),
@@ -327,9 +335,15 @@ fn check(spec: &TargetSpec, defaults: &Defaults) -> Result<Target, CohortError> 
                 .rsplit_once('@')
                 .filter(|(n, v)| !n.is_empty() && !v.is_empty())
                 .ok_or_else(|| bad(format!("`{raw}`: a registry entry is `registry:NAME@VER`")))?;
+            if version == "latest" {
+                return Err(bad(format!(
+                    "`{raw}`: `latest` moves; pin the exact version the registry lists"
+                )));
+            }
             Install::Registry {
                 name: name.to_owned(),
                 version: version.to_owned(),
+                base: spec.registry.clone(),
             }
         }
         Some(("cmd", program)) if !program.is_empty() => Install::Command(program.to_owned()),
@@ -360,8 +374,10 @@ fn check(spec: &TargetSpec, defaults: &Defaults) -> Result<Target, CohortError> 
     if spec.integrity.is_some() && !matches!(install.kind(), "npm" | "pypi") {
         return Err(bad("`integrity` is for npm and PyPI targets only".into()));
     }
-    if spec.registry.is_some() && !matches!(install.kind(), "npm" | "pypi") {
-        return Err(bad("`registry` is for npm and PyPI targets only".into()));
+    if spec.registry.is_some() && !matches!(install.kind(), "npm" | "pypi" | "registry") {
+        return Err(bad(
+            "`registry` is for npm, PyPI and `registry:` targets only".into(),
+        ));
     }
     if let Some(era) = &spec.era
         && !matches!(era.as_str(), "2026-07-28" | "2025-11-25")
@@ -450,6 +466,7 @@ install = "url:http://127.0.0.1:8080/mcp"
 [[target]]
 id = "reg"
 install = "registry:io.github.o/server@1.2.3"
+registry = "http://127.0.0.1:9/"
 
 [[target]]
 id = "fixture"
@@ -474,6 +491,14 @@ install = "cmd:/bin/true"
             matches!(&pin.source, mcpseal_sources::Source::Npm(p) if p.registry.as_deref() == Some("http://127.0.0.1:4873/"))
         );
         assert_eq!(c.targets[1].budget_seconds, 10);
+        assert_eq!(
+            c.targets[5].install,
+            Install::Registry {
+                name: "io.github.o/server".into(),
+                version: "1.2.3".into(),
+                base: Some("http://127.0.0.1:9/".into()),
+            }
+        );
         assert!(c.sha256.starts_with("sha256:"));
     }
 
@@ -484,6 +509,11 @@ install = "cmd:/bin/true"
             ("install = \"url:http://example.com/mcp\"", "loopback"),
             ("install = \"url:ftp://x\"", "https"),
             ("install = \"registry:io.x/y\"", "registry:NAME@VER"),
+            ("install = \"registry:io.x/y@latest\"", "`latest` moves"),
+            (
+                "install = \"url:https://h/mcp\"\nregistry = \"https://r\"",
+                "`registry:` targets only",
+            ),
             ("install = \"git:https://h/o/r@0123abcd\"", "needs `run`"),
             (
                 "install = \"cmd:/bin/true\"\nbuild = [[\"x\"]]",

@@ -66,6 +66,12 @@ pub struct Summary {
     pub changed: usize,
     /// Of those, changed without a version bump.
     pub changed_without_bump: usize,
+    /// Rows whose live surface has the fingerprint their registry entry publishes.
+    pub published_match: usize,
+    /// Rows whose live surface differs from the published fingerprint.
+    pub published_mismatch: usize,
+    /// Rows of a registry entry that publishes no (readable) fingerprint block.
+    pub published_none: usize,
     /// Per rule: how many targets it fired on (sorted by rule id).
     pub rules: Vec<RuleTargets>,
 }
@@ -144,6 +150,12 @@ pub struct Row {
     /// The exact version the cohort pins (absent for `url:` and `cmd:` targets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// What a `registry:` target was expanded into (`npm:PKG@VER`, `pypi:PKG==VER`,
+    /// `url:https://…`), when the entry could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expanded: Option<String>,
+    /// The one command that recomputes this row (`mcpseal index rerun ID --cohort FILE`).
+    pub rerun: String,
     /// How the measurement ended.
     pub state: RowState,
     /// Why, when it is not `ready`/`findings` (the first error, the installer's message).
@@ -177,10 +189,88 @@ pub struct Row {
     pub application_findings: usize,
     /// Findings per rule, sorted by rule id.
     pub rules: Vec<RuleHit>,
+    /// Probe rules not run on this target, sorted (toward other people's servers — `url:`
+    /// targets — the rules that send any `tools/call` are left out: an index never calls a
+    /// tool there).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_rules: Vec<String>,
+    /// The fingerprint the target's registry entry publishes, against the live one (only on
+    /// `registry:` targets whose entry was read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<Published>,
     /// The change since the previous run of this target.
     pub change: Change,
     /// The stored evidence behind the row.
     pub evidence: Evidence,
+}
+
+/// The registry entry's published fingerprint against the measured surface.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Published {
+    /// What the comparison found.
+    pub state: PublishedState,
+    /// Whose block was read (`mcpseal`, `mcp-surface`), when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<String>,
+    /// The block's form (`mcpseal/1`, `mcp-surface/1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<String>,
+    /// The published SHA-256.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_sha256: Option<String>,
+    /// The live surface's SHA-256 in the block's form, its exclusions applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_sha256: Option<String>,
+    /// Why there is no comparison (no block, an unreadable block, no capture).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What the published-fingerprint comparison found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum PublishedState {
+    /// The live surface has the published fingerprint.
+    Match,
+    /// It does not.
+    Mismatch,
+    /// The entry publishes no fingerprint block, or one this mcpseal cannot read.
+    None,
+    /// A block is published but the surface was not captured: nothing can be said.
+    NotCompared,
+}
+
+impl PublishedState {
+    /// The camelCase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PublishedState::Match => "match",
+            PublishedState::Mismatch => "mismatch",
+            PublishedState::None => "none",
+            PublishedState::NotCompared => "notCompared",
+        }
+    }
+}
+
+/// The command that recomputes the row of `id` from the cohort file `cohort` (as it was named
+/// to `run`).
+pub fn rerun_command(id: &str, cohort: &str) -> String {
+    let quote = |s: &str| {
+        if !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | ':'))
+        {
+            s.to_owned()
+        } else {
+            format!("'{}'", s.replace('\'', "'\\''"))
+        }
+    };
+    format!(
+        "mcpseal index rerun {} --cohort {}",
+        quote(id),
+        quote(cohort)
+    )
 }
 
 /// A rule's findings on one target.
@@ -302,6 +392,12 @@ impl Summary {
                     s.changed_without_bump += 1;
                 }
             }
+            match r.published.as_ref().map(|p| p.state) {
+                Some(PublishedState::Match) => s.published_match += 1,
+                Some(PublishedState::Mismatch) => s.published_mismatch += 1,
+                Some(PublishedState::None) => s.published_none += 1,
+                Some(PublishedState::NotCompared) | None => {}
+            }
             for h in &r.rules {
                 *rules.entry((h.rule.clone(), h.severity)).or_default() += 1;
             }
@@ -389,6 +485,18 @@ mod tests {
         ] {
             assert_eq!(evidence_path(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn rerun_commands_quote_what_a_shell_would_split() {
+        assert_eq!(
+            rerun_command("mem", "examples/cohort.toml"),
+            "mcpseal index rerun mem --cohort examples/cohort.toml"
+        );
+        assert_eq!(
+            rerun_command("mem", "/tmp/my cohort's.toml"),
+            "mcpseal index rerun mem --cohort '/tmp/my cohort'\\''s.toml'"
+        );
     }
 
     #[test]

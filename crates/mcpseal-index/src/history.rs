@@ -303,6 +303,8 @@ mod tests {
             install: format!("cmd:{id}"),
             kind: "cmd".into(),
             version: None,
+            expanded: None,
+            rerun: format!("mcpseal index rerun {id} --cohort c.toml"),
             state,
             reason: None,
             era_hint: None,
@@ -320,6 +322,8 @@ mod tests {
                 severity: Severity::Error,
                 count: 1,
             }],
+            skipped_rules: Vec::new(),
+            published: None,
             change: Change {
                 kind: if changed {
                     ChangeKind::Changed

@@ -166,6 +166,8 @@ mod tests {
             install: format!("cmd:{id}"),
             kind: "cmd".into(),
             version: None,
+            expanded: None,
+            rerun: format!("mcpseal index rerun {id} --cohort c.toml"),
             state: RowState::Ready,
             reason: None,
             era_hint: None,
@@ -179,6 +181,8 @@ mod tests {
             sdk_findings: 0,
             application_findings: 0,
             rules: Vec::new(),
+            skipped_rules: Vec::new(),
+            published: None,
             change: Change::first(),
             evidence: Evidence::default(),
         }

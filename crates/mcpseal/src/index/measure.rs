@@ -1,5 +1,7 @@
-//! Measuring one target: install (the `mcpseal-sources` installer replay uses, cached),
-//! start, snapshot fail-closed ([`crate::capture_trusted`]), probe ([`crate::probe::run`]).
+//! Measuring one target: install (the `mcpseal-sources` installer replay uses, cached) or
+//! expand its registry entry (`super::expand`), start, snapshot fail-closed
+//! ([`crate::capture_trusted`]), probe ([`crate::probe::run`]); remotes with the manners of
+//! `super::manners`.
 //! Every stage runs against the target's one deadline; what goes wrong is the row's state and
 //! reason, never an error of the run and never a panic.
 
@@ -8,13 +10,18 @@ use std::time::{Duration, Instant};
 use mcpseal_client::{Options, Target as ClientTarget};
 use mcpseal_index::cohort::{Install, Target};
 use mcpseal_index::document::{Change, Evidence, Row, RowState, RuleHit};
+use mcpseal_publish::ClaimError;
+use mcpseal_publish::block::Claim;
 use mcpseal_report::replay::Counts;
 use mcpseal_report::{RunState, Severity};
-use mcpseal_sources::{LaunchOptions, Sources, launch};
+use mcpseal_sources::{LaunchOptions, Pin, Sources, launch};
 use mcpseal_surface::{Form, ListKind};
 use serde_json::Value;
+use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::timeout_at;
 
+use super::expand::{self, Expanded};
+use super::manners::{self, HostLimits};
 use crate::SnapshotOptions;
 
 /// What measuring one target gave: its row (without the change, which needs the previous run),
@@ -79,10 +86,20 @@ struct Run<'a> {
     evidence: Vec<(String, Vec<u8>)>,
     canonical: Option<Value>,
     timing: super::Timing,
+    /// A `registry:` target's fingerprint block, once its entry was read.
+    claim: Option<Result<Claim, ClaimError>>,
+    /// Reached over HTTP: the manners apply.
+    remote: bool,
+    /// The remote's turn at its host, held until the row is done.
+    turn: Option<OwnedSemaphorePermit>,
 }
 
 impl Run<'_> {
     fn end(mut self, state: RowState, reason: Option<String>) -> Measured {
+        if let (None, Some(claim)) = (&self.row.published, &self.claim) {
+            self.row.published = Some(expand::published(claim, None));
+        }
+        drop(self.turn.take());
         self.row.state = state;
         self.row.reason = reason;
         self.timing.total = self.started.elapsed();
@@ -102,12 +119,14 @@ impl Run<'_> {
     }
 }
 
-fn blank_row(t: &Target) -> Row {
+fn blank_row(t: &Target, cohort: &str) -> Row {
     Row {
         id: t.id.clone(),
         install: t.spec.clone(),
         kind: t.install.kind().to_owned(),
         version: t.install.version().map(str::to_owned),
+        expanded: None,
+        rerun: mcpseal_index::document::rerun_command(&t.id, cohort),
         state: RowState::NotRun,
         reason: None,
         era_hint: t.era.clone(),
@@ -121,24 +140,37 @@ fn blank_row(t: &Target) -> Row {
         sdk_findings: 0,
         application_findings: 0,
         rules: Vec::new(),
+        skipped_rules: Vec::new(),
+        published: None,
         change: Change::first(),
         evidence: Evidence::default(),
     }
 }
 
-/// How to reach the target: installs a package (cached), plans its sandboxed launch.
-async fn reach(
-    run: &mut Run<'_>,
-    sources: &Sources,
-    launcher: &LaunchOptions,
-) -> Result<(ClientTarget, Options, Option<launch::LaunchPlan>), (RowState, String)> {
+/// What every target of a run shares.
+pub(crate) struct Context<'a> {
+    /// The installer.
+    pub sources: &'a Sources,
+    /// The sandbox launcher and isolation.
+    pub launcher: &'a LaunchOptions,
+    /// Turns per host of remote targets.
+    pub hosts: &'a HostLimits,
+    /// The cohort file as named to `run` (for each row's rerun command).
+    pub cohort: &'a str,
+}
+
+type Reached = (ClientTarget, Options, Option<launch::LaunchPlan>);
+
+/// How to reach the target: installs a package (cached) and plans its sandboxed launch, reads
+/// and expands a registry entry, or waits for a remote's turn at its host.
+async fn reach(run: &mut Run<'_>, ctx: &Context<'_>) -> Result<Reached, (RowState, String)> {
     let t = run.target;
     let mut connect = Options {
         timeout: Duration::from_secs(t.request_timeout_seconds),
         ..Options::default()
     };
     match &t.install {
-        Install::Url(url) => Ok((ClientTarget::http(url.clone()), connect, None)),
+        Install::Url(url) => Ok(remote(run, ctx, connect, url).await),
         Install::Command(program) => {
             connect.env = t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
             // Env values are the cohort's secrets as far as reports go.
@@ -149,60 +181,117 @@ async fn reach(
                 None,
             ))
         }
-        Install::Registry { name, version } => Err((
-            RowState::NotRun,
-            format!(
-                "`registry:{name}@{version}`: expanding a registry entry into a package pin is not implemented in this build; pin the package it names instead"
-            ),
-        )),
-        Install::Package(pin) => {
-            let begun = Instant::now();
-            let resolved = timeout_at(run.deadline, sources.resolve_pin(pin))
-                .await
-                .map_err(|_| (RowState::InstallFailed, run.out_of_time("resolve")))?
-                .map_err(|e| (RowState::InstallFailed, e.to_string()))?;
-            let installed = timeout_at(run.deadline, sources.install(&pin.source, &resolved))
-                .await
-                .map_err(|_| (RowState::InstallFailed, run.out_of_time("install")))?
-                .map_err(|e| (RowState::InstallFailed, e.to_string()))?;
-            run.timing.install = begun.elapsed();
-            run.timing.cached = installed.reused;
-            let mut options = launcher.clone();
-            options.bin.clone_from(&t.bin);
-            options.args.clone_from(&t.args);
-            options.env = t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-            let plan = launch::plan(&installed, &options).map_err(|e| {
+        Install::Registry {
+            name,
+            version,
+            base,
+        } => {
+            let entry = timeout_at(
+                run.deadline,
+                expand::entry(base.as_deref(), name, version, connect.timeout),
+            )
+            .await
+            .map_err(|_| {
                 (
                     RowState::InstallFailed,
-                    format!("installed, but it cannot be started: {e} ({})", e.hint()),
+                    run.out_of_time("the registry lookup"),
                 )
-            })?;
-            connect.env = plan.env.clone();
-            connect.cwd = Some(plan.cwd.clone());
-            connect.secret_env = t.env.keys().cloned().collect();
-            let target = ClientTarget::stdio(plan.argv.iter().cloned());
-            Ok((target, connect, Some(plan)))
+            })?
+            .map_err(|e| (RowState::InstallFailed, e))?;
+            run.claim = Some(expand::claim(&entry));
+            let expanded = expand::expand(&entry).map_err(|e| (RowState::NotRun, e))?;
+            run.row.expanded = Some(expanded.label());
+            match expanded {
+                Expanded::Package(pin) => package(run, ctx, connect, &pin).await,
+                Expanded::Remote(url) => Ok(remote(run, ctx, connect, &url).await),
+            }
         }
+        Install::Package(pin) => package(run, ctx, connect, pin).await,
     }
 }
 
+/// A remote: its host's turn (the budget starts once it is held), the `User-Agent`.
+async fn remote(run: &mut Run<'_>, ctx: &Context<'_>, mut connect: Options, url: &str) -> Reached {
+    connect
+        .headers
+        .push(("User-Agent".into(), manners::user_agent()));
+    run.turn = ctx.hosts.turn(url).await;
+    run.deadline = tokio::time::Instant::now() + Duration::from_secs(run.target.budget_seconds);
+    run.remote = true;
+    (ClientTarget::http(url.to_owned()), connect, None)
+}
+
+/// A package: resolved, installed (cached), its sandboxed launch planned.
+async fn package(
+    run: &mut Run<'_>,
+    ctx: &Context<'_>,
+    mut connect: Options,
+    pin: &Pin,
+) -> Result<Reached, (RowState, String)> {
+    let t = run.target;
+    let begun = Instant::now();
+    let resolved = timeout_at(run.deadline, ctx.sources.resolve_pin(pin))
+        .await
+        .map_err(|_| (RowState::InstallFailed, run.out_of_time("resolve")))?
+        .map_err(|e| (RowState::InstallFailed, e.to_string()))?;
+    let installed = timeout_at(run.deadline, ctx.sources.install(&pin.source, &resolved))
+        .await
+        .map_err(|_| (RowState::InstallFailed, run.out_of_time("install")))?
+        .map_err(|e| (RowState::InstallFailed, e.to_string()))?;
+    run.timing.install = begun.elapsed();
+    run.timing.cached = installed.reused;
+    let mut options = ctx.launcher.clone();
+    options.bin.clone_from(&t.bin);
+    options.args.clone_from(&t.args);
+    options.env = t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let plan = launch::plan(&installed, &options).map_err(|e| {
+        (
+            RowState::InstallFailed,
+            format!("installed, but it cannot be started: {e} ({})", e.hint()),
+        )
+    })?;
+    connect.env = plan.env.clone();
+    connect.cwd = Some(plan.cwd.clone());
+    connect.secret_env = t.env.keys().cloned().collect();
+    let target = ClientTarget::stdio(plan.argv.iter().cloned());
+    Ok((target, connect, Some(plan)))
+}
+
+/// One fail-closed capture over its own connection.
+async fn capture(
+    target: &ClientTarget,
+    connect: &Options,
+    snapshot: &SnapshotOptions,
+) -> Result<crate::TrustedCapture, String> {
+    let conn = crate::open(target, connect.clone())
+        .await
+        .map_err(|e| e.to_string())?;
+    let result = crate::capture_trusted(&conn, snapshot).await;
+    let diagnostics = conn.diagnostics();
+    conn.close().await;
+    result.map_err(|e| e.with_server_stderr(&diagnostics).to_string())
+}
+
 /// Measures `t`; never fails (see the module docs).
-pub(crate) async fn measure(sources: &Sources, launcher: &LaunchOptions, t: &Target) -> Measured {
+pub(crate) async fn measure(ctx: &Context<'_>, t: &Target) -> Measured {
     let started = Instant::now();
     let mut run = Run {
         target: t,
         deadline: tokio::time::Instant::now() + Duration::from_secs(t.budget_seconds),
         started,
-        row: blank_row(t),
+        row: blank_row(t, ctx.cohort),
         evidence: Vec::new(),
         canonical: None,
         timing: super::Timing {
             id: t.id.clone(),
             ..super::Timing::default()
         },
+        claim: None,
+        remote: false,
+        turn: None,
     };
     // The plan owns the launcher's report directory: it lives until the probe is done.
-    let (target, connect, plan) = match reach(&mut run, sources, launcher).await {
+    let (target, connect, plan) = match reach(&mut run, ctx).await {
         Ok(r) => r,
         Err((state, reason)) => return run.end(state, Some(reason)),
     };
@@ -213,16 +302,35 @@ pub(crate) async fn measure(sources: &Sources, launcher: &LaunchOptions, t: &Tar
         form: Form::McpSeal1,
         ..SnapshotOptions::default()
     };
-    let captured = timeout_at(run.deadline, async {
-        let conn = crate::open(&target, connect.clone())
+    let mut attempt = 1;
+    let captured = loop {
+        let captured = timeout_at(run.deadline, capture(&target, &connect, &snapshot)).await;
+        let reason = match &captured {
+            Ok(Err(reason)) if run.remote && attempt < manners::MAX_ATTEMPTS => reason.clone(),
+            _ => break captured,
+        };
+        // A failed capture of a remote: is it asking to be asked later?
+        let asked = timeout_at(run.deadline, manners::asked_to_wait(&target, &connect))
             .await
-            .map_err(|e| e.to_string())?;
-        let result = crate::capture_trusted(&conn, &snapshot).await;
-        let diagnostics = conn.diagnostics();
-        conn.close().await;
-        result.map_err(|e| e.with_server_stderr(&diagnostics).to_string())
-    })
-    .await;
+            .ok()
+            .flatten();
+        let Some(wait) = asked else {
+            break captured;
+        };
+        let left = run
+            .deadline
+            .saturating_duration_since(tokio::time::Instant::now());
+        if wait > manners::MAX_RETRY_AFTER || wait >= left {
+            break Ok(Err(format!(
+                "{reason}\n  the server asks to be asked again in {} s (Retry-After), longer than an index run waits ({} s at most, {} s left of the target's budget)",
+                wait.as_secs(),
+                manners::MAX_RETRY_AFTER.as_secs(),
+                left.as_secs()
+            )));
+        }
+        tokio::time::sleep(wait).await;
+        attempt += 1;
+    };
     run.timing.capture = begun.elapsed();
     let trusted = match captured {
         Err(_) => {
@@ -247,14 +355,18 @@ pub(crate) async fn measure(sources: &Sources, launcher: &LaunchOptions, t: &Tar
         prompts: s.count(ListKind::Prompts),
     });
     run.canonical = Some(s.canonical_value(Form::McpSeal1));
+    if let Some(claim) = &run.claim {
+        run.row.published = Some(expand::published(claim, Some(s)));
+    }
 
     // Probe: a connection of its own (a probe may leave a stateful server changed).
     let begun = Instant::now();
-    let probed = timeout_at(
-        run.deadline,
-        crate::probe::run(&target, connect, &crate::probe::ProbeOptions::default()),
-    )
-    .await;
+    let mut probe = crate::probe::ProbeOptions::default();
+    if run.remote {
+        probe.skip = manners::TOOL_CALLING_RULES.map(str::to_owned).to_vec();
+        run.row.skipped_rules.clone_from(&probe.skip);
+    }
+    let probed = timeout_at(run.deadline, crate::probe::run(&target, connect, &probe)).await;
     run.timing.probe = begun.elapsed();
     let report = match probed {
         Err(_) => {

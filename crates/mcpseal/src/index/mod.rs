@@ -16,12 +16,14 @@
 //! the document does not depend on which finished first. Timings ([`Timing`]) are returned
 //! beside the document, never in it.
 
+mod expand;
+mod from_registry;
+pub mod manners;
 mod measure;
 mod store;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -35,6 +37,7 @@ use serde_json::Value;
 
 use crate::described::Described;
 
+pub use from_registry::{RegistryCohort, cohort_from_registry};
 pub use mcpseal_index as model;
 
 /// How to run one shard of a cohort.
@@ -46,6 +49,11 @@ pub struct IndexOptions {
     pub shard: Shard,
     /// Targets measured at once (at least 1).
     pub jobs: usize,
+    /// Remote targets of one host measured at once (default 1, see [`manners`]).
+    pub per_host: usize,
+    /// Only this target (`mcpseal index rerun ID`): its row is written to
+    /// `OUT/rerun-ID.json`, a document of one row that no merge reads.
+    pub only: Option<String>,
     /// Where the shard document and the evidence go.
     pub out: PathBuf,
     /// The run's id, the same for every shard of one run.
@@ -73,6 +81,8 @@ impl IndexOptions {
             cohort,
             shard: Shard::ALL,
             jobs: std::thread::available_parallelism().map_or(2, usize::from),
+            per_host: 1,
+            only: None,
             out,
             run_id: today(),
             previous: None,
@@ -133,6 +143,14 @@ pub enum IndexError {
         #[source]
         source: std::io::Error,
     },
+    /// `rerun` of an id the cohort does not hold.
+    #[error("the cohort `{path}` has no target `{id}`")]
+    UnknownTarget {
+        /// The cohort file.
+        path: PathBuf,
+        /// The id asked for.
+        id: String,
+    },
     /// The cohort file is not valid.
     #[error("`{path}`: {source}")]
     Cohort {
@@ -181,6 +199,9 @@ impl IndexError {
     pub fn hint(&self) -> &'static str {
         match self {
             IndexError::Read { .. } => "check the path of the cohort file",
+            IndexError::UnknownTarget { .. } => {
+                "give the id of a `[[target]]` of that cohort file (each row's `rerun` names both)"
+            }
             IndexError::Cohort { source, .. } => source.hint(),
             IndexError::Document { .. } => {
                 "give a file (or directory) that `mcpseal index run` or `merge` wrote, of this mcpseal's format"
@@ -240,17 +261,34 @@ pub async fn run(options: &IndexOptions) -> Result<IndexRunOutcome, IndexError> 
         Some(p) => Some(store::Previous::load(p)?),
         None => None,
     };
-    let sources = Arc::new(Sources::new(options.config.clone())?);
-    let mine: Vec<_> = cohort
-        .targets
-        .iter()
-        .filter(|t| options.shard.holds(&t.id))
-        .collect();
+    let mine: Vec<_> = match &options.only {
+        Some(id) => {
+            let one: Vec<_> = cohort.targets.iter().filter(|t| &t.id == id).collect();
+            if one.is_empty() {
+                return Err(IndexError::UnknownTarget {
+                    path: options.cohort.clone(),
+                    id: id.clone(),
+                });
+            }
+            one
+        }
+        None => cohort
+            .targets
+            .iter()
+            .filter(|t| options.shard.holds(&t.id))
+            .collect(),
+    };
+    let sources = Sources::new(options.config.clone())?;
+    let hosts = manners::HostLimits::new(options.per_host);
+    let cohort_name = options.cohort.to_string_lossy();
+    let ctx = measure::Context {
+        sources: &sources,
+        launcher: &options.launch,
+        hosts: &hosts,
+        cohort: &cohort_name,
+    };
     let measured: Vec<measure::Measured> = futures_util::stream::iter(mine)
-        .map(|t| {
-            let sources = Arc::clone(&sources);
-            async move { measure::measure(&sources, &options.launch, t).await }
-        })
+        .map(|t| measure::measure(&ctx, t))
         .buffer_unordered(options.jobs.max(1))
         .collect()
         .await;
@@ -267,7 +305,7 @@ pub async fn run(options: &IndexOptions) -> Result<IndexRunOutcome, IndexError> 
         rows.push(row);
         timings.push(m.timing);
     }
-    let shard = Some(options.shard);
+    let shard = options.only.is_none().then_some(options.shard);
     let document = IndexRun::new(
         options.run_id.clone(),
         options.tool_version.clone(),
@@ -277,7 +315,10 @@ pub async fn run(options: &IndexOptions) -> Result<IndexRunOutcome, IndexError> 
         rows,
     );
     timings.sort_by(|a, b| a.id.cmp(&b.id));
-    let path = options.out.join(IndexRun::shard_file(options.shard));
+    let path = match &options.only {
+        Some(id) => options.out.join(format!("rerun-{id}.json")),
+        None => options.out.join(IndexRun::shard_file(options.shard)),
+    };
     store::write(&path, &document.to_bytes())?;
     Ok(IndexRunOutcome {
         document,

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcpseal_publish::block::{McpSurfaceDeclaration, from_mcp_surface_lock};
 use mcpseal_publish::keys::{MAX_PUBLISHER_PROVIDED_BYTES, MCP_SURFACE_KEY, MCPSEAL_KEY};
-use mcpseal_publish::registry::{Page, list_url};
+use mcpseal_publish::registry::{Entry, Page, list_url};
 use mcpseal_publish::server_json::{self, ServerJson, ServerJsonError};
 use mcpseal_publish::{BlockError, McpSurfaceBlock, SealBlock};
 use mcpseal_report::publish::registry::{
@@ -398,15 +398,18 @@ pub struct ListOptions {
     pub timeout: Duration,
 }
 
-/// `mcpseal registry list`: every page, following `metadata.nextCursor`.
+/// Every entry of every page, following `metadata.nextCursor`; with the pages read and
+/// whether `max_pages` cut the listing short.
 ///
 /// # Errors
 /// [`RegistryReadError`].
-pub async fn list(options: &ListOptions) -> Result<RegistryListReport, RegistryReadError> {
+pub async fn list_entries(
+    options: &ListOptions,
+) -> Result<(Vec<Entry>, u32, bool), RegistryReadError> {
     let client = PublicClient::new(options.timeout, 16 * 1024 * 1024)
         .map_err(|e| RegistryReadError::Client(e.to_string()))?;
     let mut cursor: Option<String> = None;
-    let mut servers = Vec::new();
+    let mut entries = Vec::new();
     let mut pages = 0;
     let limit = options.limit.to_string();
     let truncated = loop {
@@ -449,31 +452,42 @@ pub async fn list(options: &ListOptions) -> Result<RegistryListReport, RegistryR
             reason: e.to_string(),
         })?;
         pages += 1;
-        for e in &page.servers {
-            servers.push(ListedServer {
-                name: e.name().to_owned(),
-                version: e.version().map(str::to_owned),
-                status: e.status.map(|s| s.as_str().to_owned()),
-                is_latest: e.is_latest,
-                remotes: e
-                    .server
-                    .get("remotes")
-                    .and_then(Value::as_array)
-                    .map(|rs| {
-                        rs.iter()
-                            .filter_map(|r| r.get("url").and_then(Value::as_str).map(str::to_owned))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                blocks: e.blocks().into_iter().map(str::to_owned).collect(),
-            });
-        }
+        entries.extend(page.servers);
         match page.next_cursor {
             // A cursor that does not move would loop forever.
             Some(c) if cursor.as_deref() != Some(c.as_str()) => cursor = Some(c),
             _ => break false,
         }
     };
+    Ok((entries, pages, truncated))
+}
+
+/// `mcpseal registry list`: every page, following `metadata.nextCursor`.
+///
+/// # Errors
+/// [`RegistryReadError`].
+pub async fn list(options: &ListOptions) -> Result<RegistryListReport, RegistryReadError> {
+    let (entries, pages, truncated) = list_entries(options).await?;
+    let servers = entries
+        .iter()
+        .map(|e| ListedServer {
+            name: e.name().to_owned(),
+            version: e.version().map(str::to_owned),
+            status: e.status.map(|s| s.as_str().to_owned()),
+            is_latest: e.is_latest,
+            remotes: e
+                .server
+                .get("remotes")
+                .and_then(Value::as_array)
+                .map(|rs| {
+                    rs.iter()
+                        .filter_map(|r| r.get("url").and_then(Value::as_str).map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            blocks: e.blocks().into_iter().map(str::to_owned).collect(),
+        })
+        .collect();
     Ok(RegistryListReport {
         schema_version: 1,
         registry: options.registry.clone(),

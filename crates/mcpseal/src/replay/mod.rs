@@ -33,7 +33,7 @@
 
 mod judge;
 pub(crate) mod measure;
-mod registry;
+pub(crate) mod registry;
 mod witness;
 
 pub use registry::RegistryLookup;

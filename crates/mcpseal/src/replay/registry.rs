@@ -122,7 +122,7 @@ fn text<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
 }
 
 /// The first npm or PyPI package entry of a `server.json`, as a pin.
-fn package_pin(server: &Value) -> Result<Pin, String> {
+pub(crate) fn package_pin(server: &Value) -> Result<Pin, String> {
     let packages = server
         .get("packages")
         .and_then(Value::as_array)
@@ -155,7 +155,8 @@ fn package_pin(server: &Value) -> Result<Pin, String> {
     .map_err(|e| e.to_string())
 }
 
-fn pin_label(pin: &Pin) -> String {
+/// `npm:PKG@VER` / `pypi:PKG==VER`.
+pub(crate) fn pin_label(pin: &Pin) -> String {
     match &pin.source {
         Source::Pypi(p) => format!("pypi:{}=={}", p.name, pin.version),
         other => format!("{}@{}", other.id(), pin.version),
