@@ -79,7 +79,14 @@ fn a_simulated_cohort_of_200_goes_through_run_merge_history_and_site() {
     }
     let merged = s(w.join("merged"));
     mcpseal(&[
-        "index", "merge", &shards[0], &shards[1], "--out", &merged, "--history", &db,
+        "index",
+        "merge",
+        &shards[0],
+        &shards[1],
+        "--out",
+        &merged,
+        "--history",
+        &db,
     ]);
     let doc: Value =
         serde_json::from_slice(&std::fs::read(w.join("merged/index.json")).expect("index.json"))
@@ -111,10 +118,7 @@ fn a_simulated_cohort_of_200_goes_through_run_merge_history_and_site() {
 
     let history = mcpseal(&["index", "history", "--db", &db]);
     let history = String::from_utf8_lossy(&history.stdout);
-    assert!(
-        history.contains("unreachable 4 of 200 (2.0%)"),
-        "{history}"
-    );
+    assert!(history.contains("unreachable 4 of 200 (2.0%)"), "{history}");
     // Merging the same shards again records nothing new.
     let again = mcpseal(&[
         "index",
@@ -133,7 +137,9 @@ fn a_simulated_cohort_of_200_goes_through_run_merge_history_and_site() {
     );
 
     let site = |out: &str| {
-        mcpseal(&["index", "site", "--from", &merged, "--db", &db, "--out", out]);
+        mcpseal(&[
+            "index", "site", "--from", &merged, "--db", &db, "--out", out,
+        ]);
     };
     let (p1, p2) = (s(w.join("public")), s(w.join("public2")));
     site(&p1);
@@ -145,7 +151,11 @@ fn a_simulated_cohort_of_200_goes_through_run_merge_history_and_site() {
         .expect("servers/")
         .count();
     assert_eq!(pages, TARGETS);
-    for rel in ["index.html", "servers/sim-00050.html", "servers/sim-00001.html"] {
+    for rel in [
+        "index.html",
+        "servers/sim-00050.html",
+        "servers/sim-00001.html",
+    ] {
         assert_eq!(
             std::fs::read(w.join("public").join(rel)).expect("page"),
             std::fs::read(w.join("public2").join(rel)).expect("page again"),

@@ -227,8 +227,14 @@ fn the_site_renders_in_chromium_with_a_row_per_target_and_its_charts() {
             svg.contains(&format!("aria-describedby=\"{table}\"")),
             "{chart}"
         );
-        assert!(svg.contains(&format!("<title id=\"{chart}-title\">")), "{chart}");
-        assert!(svg.contains(&format!("<desc id=\"{chart}-desc\">")), "{chart}");
+        assert!(
+            svg.contains(&format!("<title id=\"{chart}-title\">")),
+            "{chart}"
+        );
+        assert!(
+            svg.contains(&format!("<desc id=\"{chart}-desc\">")),
+            "{chart}"
+        );
         assert!(dom.contains(&format!("<table id=\"{table}\">")), "{table}");
     }
     let states = between(&dom, "<svg id=\"chart-states\"", "</svg>");

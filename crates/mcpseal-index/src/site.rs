@@ -471,7 +471,12 @@ mod tests {
             None,
             vec![
                 row("b<&>", RowState::Unreachable, None, ChangeKind::NotCompared),
-                row("a", RowState::Findings, Some("SEAL001"), ChangeKind::Changed),
+                row(
+                    "a",
+                    RowState::Findings,
+                    Some("SEAL001"),
+                    ChangeKind::Changed,
+                ),
                 row("c", RowState::Incomplete, None, ChangeKind::Unchanged),
             ],
         );

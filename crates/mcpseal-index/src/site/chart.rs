@@ -128,15 +128,16 @@ fn describe(series: &[Series]) -> String {
     )
 }
 
+/// One part of a stacked bar: `(class suffix, label, fill, count)`.
+pub type Part = (&'static str, &'static str, &'static str, usize);
+
+/// One stacked bar: `(run id, denominator, parts in order)`.
+pub type Bar = (String, usize, Vec<Part>);
+
 /// One stacked bar per run: the share of each part of the run's targets, in order, each part
 /// with its own `<title>`. `parts` per run: `(class, label, fill, count)`; `described_by` names
 /// the table with the same numbers.
-pub fn stacked(
-    id: &str,
-    title: &str,
-    described_by: &str,
-    runs: &[(String, usize, Vec<(&'static str, &'static str, &'static str, usize)>)],
-) -> String {
+pub fn stacked(id: &str, title: &str, described_by: &str, runs: &[Bar]) -> String {
     let bar_h = 20;
     let width = LABEL_W + PLOT_W + VALUE_W;
     let height = runs.len().max(1) * (bar_h + 8) + 8;
@@ -213,8 +214,12 @@ mod tests {
             points: vec![("r1".into(), 0, 10), ("r2".into(), 1, 1000)],
         }];
         let svg = small_multiples("c", "t", "tbl", &s);
-        assert!(svg.contains("height=\"0\" fill=\"#0550ae\"><title>SEAL001, run r1: 0 of 10 (0.0%)"));
-        assert!(svg.contains("height=\"2\" fill=\"#0550ae\"><title>SEAL001, run r2: 1 of 1000 (0.1%)"));
+        assert!(
+            svg.contains("height=\"0\" fill=\"#0550ae\"><title>SEAL001, run r1: 0 of 10 (0.0%)")
+        );
+        assert!(
+            svg.contains("height=\"2\" fill=\"#0550ae\"><title>SEAL001, run r2: 1 of 1000 (0.1%)")
+        );
         assert!(svg.contains("aria-describedby=\"tbl\""));
         assert!(svg.contains("<desc id=\"c-desc\">2 run(s)"));
         let empty = small_multiples("e", "t", "tbl", &[]);

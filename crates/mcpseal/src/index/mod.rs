@@ -451,7 +451,12 @@ pub fn site(from: &Path, db: &Path, out: &Path) -> Result<SiteOutcome, IndexErro
         source,
     })?;
     // Only the latest run's targets get a page.
-    targets.retain(|id, _| latest.rows.binary_search_by(|r| r.id.as_str().cmp(id)).is_ok());
+    targets.retain(|id, _| {
+        latest
+            .rows
+            .binary_search_by(|r| r.id.as_str().cmp(id))
+            .is_ok()
+    });
     let base = file.parent().map(Path::to_owned).unwrap_or_default();
     for r in &latest.rows {
         for a in [&r.evidence.capture, &r.evidence.probe]
