@@ -18,6 +18,8 @@
 #              workflow lint)
 #   conformance npm ci --ignore-scripts of conformance/'s lock tests/peers/conformance/node_modules
 #              (the official MCP conformance suite 0.2.0-alpha.12 and the Node 22 it needs)
+#   chromium   Debian's `chromium` via apt-get, only when missing   (the system's /usr/bin/chromium)
+#              (the index site test's headless browser; a no-op when present)
 #
 # CACHE is $MCPSEAL_PEERS_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/mcpseal/peers. A fresh clone
 # whose inputs match finds its entries there (well under a second); a changed input is a new key,
@@ -36,7 +38,7 @@
 # tests/peers/; add `run <name>` at the end and the link's name to .gitignore (no trailing slash).
 # A new dependency in an existing lock (npm/package-lock.json) needs nothing: it is a new key.
 #
-# The six steps are independent and run in parallel, each line prefixed with its step name. Needs
+# The seven steps are independent and run in parallel, each line prefixed with its step name. Needs
 # node + npm, python3 (with venv/ensurepip), cargo, flock (util-linux). Any failure exits non-zero
 # with the installer's own error output shown; nothing is skipped silently.
 set -euo pipefail
@@ -254,6 +256,28 @@ step_conformance() {
   link "$CACHE/conformance/$k/node_modules" "$src/node_modules"
 }
 
+# --- chromium: the headless browser the index site test opens the generated page in -----------
+# A system package, not a cache entry: Debian's `chromium` from apt, installed only when missing
+# (present: a no-op). The test finds it at /usr/bin/chromium (or $MCPSEAL_CHROMIUM).
+step_chromium() {
+  if [[ -n "${MCPSEAL_CHROMIUM:-}" && -x "${MCPSEAL_CHROMIUM}" ]] || command -v chromium >/dev/null 2>&1; then
+    echo hit
+    return 0
+  fi
+  command -v apt-get >/dev/null 2>&1 || { log "chromium: missing and no apt-get to install it (install Debian's chromium, or set MCPSEAL_CHROMIUM)"; return 1; }
+  local sudo=()
+  [[ "$(id -u)" == 0 ]] || sudo=(sudo)
+  # Another clone may be installing it too: apt takes its own lock; one at a time here.
+  (
+    flock 9
+    command -v chromium >/dev/null 2>&1 && exit 0
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || exit 1
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2 || exit 1
+  ) 9>"$CACHE/.chromium.lock" || return 1
+  chromium --version >&2 || { log "chromium: installed but does not run"; return 1; }
+  echo built
+}
+
 # --- run the steps in parallel ----------------------------------------------------------------
 # run <name>: runs step_<name> in the background, its output prefixed with the name, and reports
 # its time and whether the cache had it.
@@ -288,6 +312,7 @@ run rmcp
 run verdaccio
 run dist
 run conformance
+run chromium
 failed=()
 for i in "${!pids[@]}"; do
   wait "${pids[$i]}" || failed+=("${names[$i]}")

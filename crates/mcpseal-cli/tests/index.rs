@@ -449,15 +449,23 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
     site(&dir("public"));
     site(&dir("public2"));
     let html = std::fs::read_to_string(w.join("public/index.html")).expect("index.html");
-    assert_eq!(html.matches("<tr class=\"target\">").count(), 8, "{html}");
-    assert!(html.contains("<svg id=\"chart-states\" role=\"img\""));
+    assert_eq!(html.matches("<tr class=\"target ").count(), 8, "{html}");
+    assert_eq!(
+        html.matches("<tr class=\"target state-unreachable\">")
+            .count(),
+        2
+    );
+    for chart in ["chart-states", "chart-rules", "chart-changes"] {
+        assert!(html.contains(&format!("<svg id=\"{chart}\" class=\"chart\" role=\"img\"")));
+    }
     assert_eq!(
         html.matches("<rect class=\"bar state-unreachable\"")
             .count(),
         2
     );
     assert!(
-        html.contains("unreachable</th><td>2 of 8 (25.0%)"),
+        html.contains("<th scope=\"col\">unreachable</th>")
+            && html.contains("<td>2 of 8 (25.0%)</td>"),
         "{html}"
     );
     assert!(!html.contains("<script"));

@@ -456,3 +456,38 @@ impl History {
         Ok(lines)
     }
 }
+
+impl History {
+    /// Every target's rows, oldest run first, in one pass over the table (the site reads all
+    /// targets at once: a query per target would scan `rows` once per target, quadratic in the
+    /// cohort).
+    ///
+    /// # Errors
+    /// [`HistoryError::Sql`].
+    pub fn lines_by_target(
+        &self,
+    ) -> Result<std::collections::BTreeMap<String, Vec<TargetLine>>, HistoryError> {
+        let mut q = self.conn.prepare(
+            "SELECT target_id, run_id, version, state, fingerprint, change_kind, without_bump, errors, capture, probe
+             FROM rows ORDER BY target_id, run_id",
+        )?;
+        let mut out: std::collections::BTreeMap<String, Vec<TargetLine>> =
+            std::collections::BTreeMap::new();
+        let mut rows = q.query([])?;
+        while let Some(r) = rows.next()? {
+            let target: String = r.get(0)?;
+            let line = TargetLine {
+                run_id: r.get(1)?,
+                version: r.get(2)?,
+                state: r.get(3)?,
+                fingerprint: r.get(4)?,
+                change: r.get(5)?,
+                without_bump: r.get(6)?,
+                errors: usize::try_from(r.get::<_, i64>(7)?).unwrap_or(0),
+                evidence: (r.get(8)?, r.get(9)?),
+            };
+            out.entry(target).or_default().push(line);
+        }
+        Ok(out)
+    }
+}

@@ -287,14 +287,15 @@ pub async fn run(options: &IndexOptions) -> Result<IndexRunOutcome, IndexError> 
         hosts: &hosts,
         cohort: &cohort_name,
     };
-    let measured: Vec<measure::Measured> = futures_util::stream::iter(mine)
+    let mut measured = futures_util::stream::iter(mine)
         .map(|t| measure::measure(&ctx, t))
-        .buffer_unordered(options.jobs.max(1))
-        .collect()
-        .await;
-    let mut rows = Vec::with_capacity(measured.len());
-    let mut timings = Vec::with_capacity(measured.len());
-    for m in measured {
+        .buffer_unordered(options.jobs.max(1));
+    let mut rows = Vec::new();
+    let mut timings = Vec::new();
+    // Each target's evidence is written (and its bytes and canonical surface dropped) as soon
+    // as the target is done, so the run's memory does not grow with the cohort: only the small
+    // rows are kept until the end (measured flat in BENCHMARKS.md, "mcpseal index").
+    while let Some(m) = measured.next().await {
         for (address, bytes) in &m.evidence {
             store::put(&options.out, address, bytes)?;
         }
@@ -486,16 +487,17 @@ pub fn site(from: &Path, db: &Path, out: &Path) -> Result<SiteOutcome, IndexErro
     };
     let runs = history(db)?;
     let h = open_history(db)?;
-    let mut targets = BTreeMap::new();
-    for r in &latest.rows {
-        let lines = h
-            .target_lines(&r.id)
-            .map_err(|source| IndexError::History {
-                path: db.to_owned(),
-                source,
-            })?;
-        targets.insert(r.id.clone(), lines);
-    }
+    let mut targets = h.lines_by_target().map_err(|source| IndexError::History {
+        path: db.to_owned(),
+        source,
+    })?;
+    // Only the latest run's targets get a page.
+    targets.retain(|id, _| {
+        latest
+            .rows
+            .binary_search_by(|r| r.id.as_str().cmp(id))
+            .is_ok()
+    });
     let base = file.parent().map(Path::to_owned).unwrap_or_default();
     for r in &latest.rows {
         for a in [&r.evidence.capture, &r.evidence.probe]
