@@ -33,6 +33,7 @@ mod error;
 pub mod manifest;
 pub mod origin;
 pub mod path;
+pub mod recheck;
 pub mod signature;
 mod site;
 pub mod trust;
