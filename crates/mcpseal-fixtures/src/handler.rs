@@ -126,6 +126,9 @@ impl Handler {
     /// Handle one message.
     pub fn handle(&self, inc: Incoming<'_>) -> Outcome {
         let msg = inc.msg;
+        if let Some(log) = &self.knobs.message_log {
+            crate::request_log::message(log, msg);
+        }
         let Some(method) = msg.get("method").and_then(Value::as_str) else {
             // A response or garbage: 2026 clients never send responses.
             return self.reply_err(msg, RpcError::new(INVALID_REQUEST, "Invalid Request"), inc);

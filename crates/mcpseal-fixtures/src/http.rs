@@ -102,6 +102,9 @@ async fn endpoint(
     // Recorded before the authorization check, so a refused anonymous request is logged too.
     if method == Method::POST {
         crate::record::post(&h.knobs.record, &headers, rpc_method.as_deref());
+        if let Some(redirect) = crate::record::redirect(&h.knobs.record, rpc_method.as_deref()) {
+            return redirect;
+        }
     }
     if !public
         && let Some(refused) =

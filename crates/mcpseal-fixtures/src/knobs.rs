@@ -419,6 +419,11 @@ pub struct Knobs {
     #[arg(long, value_name = "FILE")]
     pub request_log: Option<PathBuf>,
 
+    /// Append every JSON-RPC message received (requests and notifications, both transports),
+    /// as one line of JSON, to FILE: what a client or proxy actually sent (forwarding tests)
+    #[arg(long, value_name = "FILE")]
+    pub message_log: Option<PathBuf>,
+
     /// Which credential headers each request carried (`--credential-log`), in its own module.
     #[command(flatten)]
     pub record: crate::record::RecordKnobs,

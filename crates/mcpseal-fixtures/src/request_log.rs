@@ -34,3 +34,20 @@ fn process_group(pid: u32) -> u32 {
         })
         .unwrap_or(0)
 }
+
+/// `--message-log FILE`: appends `message` as one line of JSON (same failure rule as
+/// [`record`]).
+pub fn message(path: &Path, message: &serde_json::Value) {
+    let line = format!("{message}\n");
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(line.as_bytes()));
+    if let Err(e) = written {
+        crate::stdio::log(&format!(
+            "cannot append to --message-log `{}`: {e}",
+            path.display()
+        ));
+    }
+}

@@ -7,7 +7,9 @@
 //! for: every tool result and resource read fetches the bytes (bounded in size and time, never
 //! across origins), hashes them and requires the manifest's digest; a mismatch, a path that is
 //! not in the manifest, or (in `require` mode) a manifest whose signature does not verify is a
-//! JSON-RPC error, never a response. Every result says how it was verified in
+//! JSON-RPC error, never a response. (A local directory's verified bytes are kept while the file
+//! keeps its identity — re-validated on every request, re-read and re-hashed whenever it
+//! changed: [`recheck`].) Every result says how it was verified in
 //! `_meta.verification` (path, URL, sha256, manifest sha256, signature status). The signature is
 //! verified offline (embedded trusted root; feature `sigstore`, on by default) in stdio and HTTP
 //! mode alike, once per manifest fetch.
@@ -33,6 +35,7 @@ mod error;
 pub mod manifest;
 pub mod origin;
 pub mod path;
+pub mod recheck;
 pub mod signature;
 mod site;
 pub mod trust;

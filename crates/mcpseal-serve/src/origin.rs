@@ -10,6 +10,7 @@ use reqwest::Url;
 
 use crate::error::FetchError;
 use crate::path::encode_path;
+use crate::recheck::Stamp;
 
 /// The origin of a site.
 #[derive(Debug, Clone)]
@@ -144,6 +145,15 @@ impl Origin {
     /// # Errors
     /// [`FetchError`] for a timeout, an oversize body, a failed fetch or an escape.
     pub async fn fetch(&self, path: &str) -> Result<Vec<u8>, FetchError> {
+        self.fetch_stamped(path).await.map(|(bytes, _)| bytes)
+    }
+
+    /// [`Origin::fetch`], with the identity the file had when it was opened (directory origins
+    /// on unix; `None` otherwise): what [`crate::recheck`] keys verified bytes by.
+    ///
+    /// # Errors
+    /// As [`Origin::fetch`].
+    pub async fn fetch_stamped(&self, path: &str) -> Result<(Vec<u8>, Option<Stamp>), FetchError> {
         match self {
             Origin::Dir { root, limits } => {
                 let file = root.join(path);
@@ -176,8 +186,36 @@ impl Origin {
                 tokio::time::timeout(limits.timeout, fetch_http(client, url, *limits))
                     .await
                     .unwrap_or_else(|_| Err(timeout(shown, *limits)))
+                    .map(|bytes| (bytes, None))
             }
         }
+    }
+
+    /// The identity of the file `path` resolves to now, after the same escape check as a fetch
+    /// (directory origins on unix; `None` for HTTP origins, which are never cached). A path that
+    /// cannot be resolved is `None` too: the fetch that follows reports why.
+    ///
+    /// # Errors
+    /// [`FetchError::Escape`] when the path resolves outside the site directory.
+    pub fn stamp(&self, path: &str) -> Result<Option<Stamp>, FetchError> {
+        let Origin::Dir { root, .. } = self else {
+            return Ok(None);
+        };
+        let file = root.join(path);
+        let Ok(real) = file.canonicalize() else {
+            return Ok(None);
+        };
+        if !real.starts_with(root) {
+            return Err(FetchError::Escape {
+                url: file.display().to_string(),
+                why: format!("it resolves to `{}`", real.display()),
+            });
+        }
+        Ok(std::fs::metadata(&real)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .as_ref()
+            .and_then(Stamp::of))
     }
 }
 
@@ -189,7 +227,12 @@ const INLINE_READ: u64 = 256 * 1024;
 /// calls; a hop to the blocking pool (a thread wake-up each way) costs more than that, and was
 /// most of the time of a verified call in the benchmark. Large files go to the blocking pool so
 /// a runtime thread is never held for long.
-async fn read_file(root: &Path, file: &Path, max: u64, url: &str) -> Result<Vec<u8>, FetchError> {
+async fn read_file(
+    root: &Path,
+    file: &Path,
+    max: u64,
+    url: &str,
+) -> Result<(Vec<u8>, Option<Stamp>), FetchError> {
     use std::io::Read;
     let failed = |e: std::io::Error| FetchError::Failed {
         url: url.to_owned(),
@@ -211,6 +254,8 @@ async fn read_file(root: &Path, file: &Path, max: u64, url: &str) -> Result<Vec<
         });
     }
     let len = meta.len();
+    // Taken before the read: bytes cached under it were read after it (see `recheck`).
+    let stamp = Stamp::of(&meta);
     if len > max {
         return Err(FetchError::Oversize {
             url: url.to_owned(),
@@ -237,7 +282,7 @@ async fn read_file(root: &Path, file: &Path, max: u64, url: &str) -> Result<Vec<
             max,
         });
     }
-    Ok(bytes)
+    Ok((bytes, stamp))
 }
 
 fn timeout(url: String, limits: Limits) -> FetchError {

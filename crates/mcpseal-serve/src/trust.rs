@@ -7,6 +7,8 @@
 //! (a deploy may have landed between the two reads: the new manifest may vouch for the new bytes,
 //! or the bytes may be fetched again to match it) and only then fails, with both digests. Loads
 //! are single-flight: concurrent requests wait for one fetch instead of each starting their own.
+//! A directory origin's verified bytes are kept while the file keeps its identity
+//! ([`crate::recheck`]: re-validated on every request, re-read and re-hashed whenever it changed).
 
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -19,6 +21,7 @@ use crate::config::SignatureMode;
 use crate::error::{FetchError, VerifyError};
 use crate::manifest::{Manifest, sha256_hex};
 use crate::origin::Origin;
+use crate::recheck::{Cache, Stamp};
 use crate::signature::{SignaturePolicy, SignatureStatus, verify_bundle};
 
 /// How often a `require`-mode server whose signature failed tries again (a deploy may have been
@@ -48,8 +51,8 @@ pub struct Verified {
     pub url: String,
     /// Their SHA-256 (= the manifest entry).
     pub sha256: String,
-    /// The bytes.
-    pub bytes: Vec<u8>,
+    /// The bytes (shared with the verified-bytes cache).
+    pub bytes: Arc<[u8]>,
     /// SHA-256 of the manifest that vouched for them.
     pub manifest_sha256: String,
     /// The manifest's signature status.
@@ -67,6 +70,7 @@ pub struct Trust {
     current: RwLock<Option<Arc<Snapshot>>>,
     loading: Mutex<u64>,
     notes: Notes,
+    cache: Cache,
 }
 
 impl std::fmt::Debug for Trust {
@@ -153,6 +157,7 @@ impl Trust {
             current: RwLock::new(None),
             loading: Mutex::new(0),
             notes,
+            cache: Cache::default(),
         }
     }
 
@@ -288,9 +293,17 @@ impl Trust {
             .ok_or_else(|| VerifyError::NotSigned {
                 path: path.to_owned(),
             })?;
-        let bytes = self.origin.fetch(path).await?;
+        if let Some(stamp) = self.origin.stamp(path)?
+            && let Some(bytes) = self.cache.get(path, &stamp, expected)
+        {
+            // Hashed to `expected` when read, from this very file, unchanged since.
+            return Ok(self.verified(path, bytes, expected.to_owned(), &snap));
+        }
+        let (bytes, stamp) = self.origin.fetch_stamped(path).await?;
         let actual = sha256_hex(&bytes);
         if actual == expected {
+            let bytes: Arc<[u8]> = Arc::from(bytes);
+            self.remember(path, stamp, &actual, &bytes);
             return Ok(self.verified(path, bytes, actual, &snap));
         }
         (self.notes)(&format!(
@@ -305,11 +318,15 @@ impl Trust {
                 path: path.to_owned(),
             })?;
         if actual == expected {
+            let bytes: Arc<[u8]> = Arc::from(bytes);
+            self.remember(path, stamp, &actual, &bytes);
             return Ok(self.verified(path, bytes, actual, &snap));
         }
-        let bytes = self.origin.fetch(path).await?;
+        let (bytes, stamp) = self.origin.fetch_stamped(path).await?;
         let again = sha256_hex(&bytes);
         if again == expected {
+            let bytes: Arc<[u8]> = Arc::from(bytes);
+            self.remember(path, stamp, &again, &bytes);
             return Ok(self.verified(path, bytes, again, &snap));
         }
         Err(VerifyError::Mismatch {
@@ -320,7 +337,13 @@ impl Trust {
         })
     }
 
-    fn verified(&self, path: &str, bytes: Vec<u8>, sha256: String, snap: &Snapshot) -> Verified {
+    fn remember(&self, path: &str, stamp: Option<Stamp>, sha256: &str, bytes: &Arc<[u8]>) {
+        if let Some(stamp) = stamp {
+            self.cache.put(path, stamp, sha256, Arc::clone(bytes));
+        }
+    }
+
+    fn verified(&self, path: &str, bytes: Arc<[u8]>, sha256: String, snap: &Snapshot) -> Verified {
         Verified {
             path: path.to_owned(),
             url: self.origin.location(path),

@@ -231,7 +231,10 @@ pub async fn serve_router(
 
 /// A JSON body with this status.
 fn json(status: u16, body: &Value) -> Response {
-    let mut r = Response::new(Body::from(body.to_string()));
+    // `to_vec` writes straight into a buffer; `to_string` goes through `fmt` for every piece.
+    // Serialising a `Value` cannot fail (its keys are strings).
+    let bytes = serde_json::to_vec(body).unwrap_or_else(|_| body.to_string().into_bytes());
+    let mut r = Response::new(Body::from(bytes));
     *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     r.headers_mut().insert(
         header::CONTENT_TYPE,

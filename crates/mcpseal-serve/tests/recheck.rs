@@ -1,0 +1,129 @@
+//! The verified-bytes cache of a directory origin never answers for a file that changed: with
+//! the file's bytes cached (it has settled, and one call read and verified it), an in-place edit
+//! of the same length, the same edit with its modification time put back, a deploy that renames
+//! a new file (and a new manifest) over it, and a symlink retargeted out of the site are each
+//! seen on the very next call of the same server — an error with both digests, the manifest
+//! refetch, the escape refusal — and the original bytes restored are served again.
+#![expect(clippy::disallowed_methods, reason = "the test writes its inputs")]
+
+mod common;
+
+use mcpseal_serve::VERIFICATION_FAILED;
+use mcpseal_serve::manifest::sha256_hex;
+use mcpseal_serve::recheck::SETTLE;
+use serde_json::{Value, json};
+
+use common::{SiteDir, call, server};
+
+const ORIGINAL: &[u8] = br#"{"slug":"hello","body":"hi"}"#;
+const TAMPERED: &[u8] = br#"{"slug":"hello","body":"hI"}"#;
+
+/// A site whose files have settled (changed longer than [`SETTLE`] ago), so a verified read is
+/// cached. This waits for file times to age — a property of the files, not a synchronisation
+/// with another process.
+fn settled_site() -> SiteDir {
+    let site = SiteDir::new();
+    std::thread::sleep(SETTLE + std::time::Duration::from_millis(1100));
+    site
+}
+
+fn text(r: &Value) -> Option<&str> {
+    r["result"]["content"][0]["text"].as_str()
+}
+
+fn mismatch(r: &Value) -> (i64, Value, Value) {
+    let data = &r["error"]["data"];
+    (
+        r["error"]["code"].as_i64().unwrap_or(0),
+        data["expected"].clone(),
+        data["actual"].clone(),
+    )
+}
+
+#[tokio::test]
+async fn a_cached_file_edited_in_place_is_an_error_on_the_next_call() {
+    let site = settled_site();
+    let file = site.public().join("api/v1/posts/hello.json");
+    let s = server(&site.config("public", ""));
+    let hello = json!({"slug": "hello"});
+    for _ in 0..2 {
+        let r = call(&s, "get_post", hello.clone()).await;
+        assert_eq!(text(&r), std::str::from_utf8(ORIGINAL).ok(), "{r}");
+    }
+    let before = std::fs::metadata(&file).expect("stat");
+    let mtime = before.modified().expect("mtime");
+
+    // Same length, one byte changed, written in place (same inode).
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .expect("open");
+    std::io::Write::write_all(&mut &f, TAMPERED).expect("write");
+    let expected = (
+        VERIFICATION_FAILED,
+        json!(sha256_hex(ORIGINAL)),
+        json!(sha256_hex(TAMPERED)),
+    );
+    let r = call(&s, "get_post", hello.clone()).await;
+    assert_eq!(mismatch(&r), expected, "{r}");
+
+    // The modification time put back does not hide the write (the status-change time moved).
+    f.set_modified(mtime).expect("set mtime");
+    drop(f);
+    assert_eq!(
+        std::fs::metadata(&file).expect("stat").modified().ok(),
+        Some(mtime)
+    );
+    let r = call(&s, "get_post", hello.clone()).await;
+    assert_eq!(mismatch(&r), expected, "{r}");
+
+    // The signed bytes back: verified (read and hashed again) and served.
+    std::fs::write(&file, ORIGINAL).expect("restore");
+    let r = call(&s, "get_post", hello).await;
+    assert_eq!(text(&r), std::str::from_utf8(ORIGINAL).ok(), "{r}");
+}
+
+#[tokio::test]
+async fn a_deploy_over_a_cached_file_is_read_and_refetches_the_manifest() {
+    let site = settled_site();
+    let s = server(&site.config("public", ""));
+    let hello = json!({"slug": "hello"});
+    let r = call(&s, "get_post", hello.clone()).await;
+    assert_eq!(text(&r), std::str::from_utf8(ORIGINAL).ok(), "{r}");
+
+    // A deploy: new bytes renamed over the file, a new manifest vouching for them.
+    let file = site.public().join("api/v1/posts/hello.json");
+    let next = site.public().join("api/v1/posts/.hello.json.new");
+    let new: &[u8] = br#"{"slug":"hello","body":"deployed"}"#;
+    std::fs::write(&next, new).expect("write");
+    std::fs::rename(&next, &file).expect("rename");
+    site.manifest_except(&[]);
+    let r = call(&s, "get_post", hello).await;
+    assert_eq!(text(&r), std::str::from_utf8(new).ok(), "{r}");
+    assert_eq!(
+        r["result"]["_meta"]["verification"]["sha256"],
+        json!(sha256_hex(new))
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_cached_path_whose_symlink_now_leaves_the_site_is_refused() {
+    let site = settled_site();
+    let inside = site.public().join("api/v1/posts/hello.json");
+    let link = site.public().join("api/v1/posts/link.json");
+    std::os::unix::fs::symlink(&inside, &link).expect("symlink");
+    std::fs::write(site.dir.path().join("secret.json"), ORIGINAL).expect("write");
+    // `link.json` is signed with hello's digest (the manifest covers the link's target bytes).
+    site.manifest_except(&[]);
+    let s = server(&site.config("public", ""));
+    let link_args = json!({"slug": "link"});
+    let r = call(&s, "get_post", link_args.clone()).await;
+    assert_eq!(text(&r), std::str::from_utf8(ORIGINAL).ok(), "{r}");
+
+    // The same bytes outside the site: refused although the digest would match.
+    std::fs::remove_file(&link).expect("rm");
+    std::os::unix::fs::symlink(site.dir.path().join("secret.json"), &link).expect("symlink");
+    let r = call(&s, "get_post", link_args).await;
+    assert_eq!(r["error"]["data"]["reason"], "outside-origin", "{r}");
+}
