@@ -127,6 +127,27 @@ impl TimeoutMemo {
         }
     }
 
+    /// Takes over what `other` remembered (keeping, per request, the longer timeout): for a
+    /// connection opened ahead of need with a memo of its own (the probe's fresh processes,
+    /// asked concurrently), whose timeouts join the run's memo only once its exchange is used,
+    /// so an answer nobody reads never makes a method dead for the run.
+    pub fn absorb(&self, other: &TimeoutMemo) {
+        if Arc::ptr_eq(&self.dead, &other.dead) {
+            return;
+        }
+        let theirs: Vec<(Key, Dead)> = lock(&other.dead)
+            .iter()
+            .map(|(k, d)| (k.clone(), d.clone()))
+            .collect();
+        let mut dead = lock(&self.dead);
+        for (key, d) in theirs {
+            let entry = dead.entry(key).or_insert_with(|| d.clone());
+            if d.timeout > entry.timeout {
+                *entry = d;
+            }
+        }
+    }
+
     /// The methods that timed out in this run (with the name they acted on, as
     /// `tools/call echo`), sorted: for reports that say which part of a run is missing.
     pub fn dead_methods(&self) -> Vec<String> {
@@ -146,6 +167,21 @@ impl TimeoutMemo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_absorbed_memo_is_recalled_and_a_private_one_is_not() {
+        let run = TimeoutMemo::default();
+        let private = TimeoutMemo::default();
+        let a = Target::http("http://127.0.0.1:1/mcp");
+        let ping = Request::modern("ping", None);
+        let t = Duration::from_secs(2);
+        private.remember(&a, &ping, t, &TransportError::timeout("ping", t));
+        assert!(run.recall(&a, &ping, t).is_none(), "not absorbed yet");
+        run.absorb(&private);
+        assert!(run.recall(&a, &ping, t).is_some());
+        run.absorb(&run.clone());
+        assert_eq!(run.dead_methods(), ["ping"]);
+    }
 
     #[test]
     fn a_timeout_is_recalled_for_the_same_request_and_server_only() {
