@@ -92,10 +92,10 @@ impl<'c> ProbeContext<'c> {
         let mut ahead = crate::recorder::lock(&self.ahead);
         for id in rules {
             for (method, params) in crate::rules::fresh_reasks(id) {
-                let key = ahead_key(method, &params);
-                if !ahead.contains_key(&key) {
-                    let request = Request::modern(method, Some(params));
-                    ahead.insert(key, self.rec.fresh_ahead(request));
+                if let std::collections::hash_map::Entry::Vacant(slot) =
+                    ahead.entry(ahead_key(method, &params))
+                {
+                    slot.insert(self.rec.fresh_ahead(Request::modern(method, Some(params))));
                 }
             }
         }
