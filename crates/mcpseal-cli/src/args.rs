@@ -341,6 +341,11 @@ pub struct ProbeArgs {
     /// by the server (else exit 2, before anything is called).
     #[arg(long = "call", value_name = "NAME=JSON")]
     pub calls: Vec<String>,
+    /// stdio: how many fresh server processes (the checks that need their own process) may
+    /// start at once, beside the probed one. Default: the number of cores; 1 asks them one
+    /// after the other. The report is the same either way.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// List the rules (id, severity, remediation, transports, mcp-stateless id, title) and exit;
     /// no target needed. `--format json|markdown` for machine-readable lists.
     #[arg(long)]

@@ -33,12 +33,13 @@ const START_SLACK: Duration = Duration::from_secs(2);
 /// together in the background while the rules run; the last may still be closing when the
 /// run ends, so against such a server the probe may take one grace more than `snapshot`.
 const CLOSE_GRACE: Duration = Duration::from_millis(800);
-/// Not yet met under heavy load (issue 11, reported): against a server whose every answer
-/// costs mcpseal CPU — a stdio notification flood that keeps streaming beside the answers, a
-/// compression bomb on every list — each of the probe's few dozen requests pays that cost
-/// again. Run alone the probe meets `--timeout` + 1 s (2.99 s and 4.07 s measured); with the
-/// whole suite in parallel at a load average of 25 it took 8.7 s and 10.9 s. Time only: the
-/// RSS bound holds for every case.
+/// Still needed for the two compression bombs only (issue 11, reported): the first
+/// `tools/list` gets no answer within `--timeout` while the (debug) hostile server builds its
+/// 6.5 MiB body, and later asks of it are no longer sent (an oversize answer is remembered
+/// like a timeout), yet the probe took 6.2–6.6 s run alone at load 23 and 10–13 s with the
+/// whole suite in parallel (mcpseal's own CPU: 0.07 s; where the rest goes is not yet
+/// measured). The stdio notification flood no longer needs it: the flooding server is given
+/// up and killed at the timeout. Time only: the RSS bound holds for every case.
 const PROBE_CPU_SLACK: Duration = Duration::from_secs(9);
 /// The hard stop of a run that never ends (a failure, reported as such).
 const HARD_STOP: Duration = Duration::from_secs(60);
@@ -206,15 +207,12 @@ fn attack(case: &str, over: Over, deadline: Duration) -> Vec<String> {
         }
         // Every command is held to the case's bound (`--timeout` + 1 s, or the page/size
         // cap's) and to the RSS bound; the probe's dead method costs one timeout in the run
-        // (the memo), and its fresh processes' closes overlap: one close grace at most.
+        // (the memo), and its fresh processes' closes overlap: one close grace at most. A
+        // stdio server flooding instead of answering is killed at the timeout, so its flood is
+        // no longer paid once per request; the bombs keep an allowance (`PROBE_CPU_SLACK`).
         let deadline = match command {
             "probe" if case == "ignore-sigterm" => deadline + CLOSE_GRACE,
-            "probe"
-                if matches!(case, "gzip-bomb" | "deflate-bomb")
-                    || (case == "notification-flood" && over == Over::Stdio) =>
-            {
-                deadline + PROBE_CPU_SLACK
-            }
+            "probe" if matches!(case, "gzip-bomb" | "deflate-bomb") => deadline + PROBE_CPU_SLACK,
             _ => deadline,
         };
         if run.took > deadline + START_SLACK {

@@ -95,13 +95,18 @@ impl TransportError {
         )
     }
 
-    /// Whether waiting longer or asking again cannot help: a timeout, or a reply stream that
-    /// passed its cap without the answer ([`TransportError::endless_stream`]). What the
-    /// [`TimeoutMemo`](crate::TimeoutMemo) remembers.
+    /// Whether waiting longer or asking again cannot help: a timeout, or an answer past the
+    /// byte limit — a reply stream that passed its cap without the answer
+    /// ([`TransportError::endless_stream`]), a message or body larger than
+    /// `--max-message-bytes` (a compression bomb among them). The limit does not change within
+    /// a run, so the same request would only make the server send (and mcpseal read) the same
+    /// oversize answer again: against a bomb on every list, each of the probe's asks re-paid
+    /// it. What the [`TimeoutMemo`](crate::TimeoutMemo) remembers.
     pub(crate) fn is_dead_wait(&self) -> bool {
-        self.kind == TransportErrorKind::Timeout
-            || (self.kind == TransportErrorKind::Oversize
-                && self.message.starts_with(ENDLESS_STREAM))
+        matches!(
+            self.kind,
+            TransportErrorKind::Timeout | TransportErrorKind::Oversize
+        )
     }
 
     /// A reqwest failure with its whole source chain (the top-level message alone says

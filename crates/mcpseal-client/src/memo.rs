@@ -1,9 +1,11 @@
 //! One timeout per dead method: what timed out in this run is not asked again.
 //!
-//! The same holds for an HTTP reply stream that passed its byte cap without the answer (a
-//! notification flood): the server streams without answering, and asking again would read
-//! another cap's worth of it (the probe read the flood five times, past 10 s). It is recalled
-//! with its own kind (oversize), so the flag it names is still `--max-message-bytes`.
+//! The same holds for an answer past the byte limit: an HTTP reply stream that passed its cap
+//! without the answer (a notification flood: asking again would read another cap's worth of
+//! it; the probe read the flood five times, past 10 s), or a message or body larger than
+//! `--max-message-bytes` (a compression bomb: each ask made the server build and send it
+//! again). It is recalled with its own kind (oversize), so the flag it names is still
+//! `--max-message-bytes`.
 //!
 //! A server whose `tools/list` never answers costs one `--timeout` when it is first asked. A
 //! run asks many times — the probe lists in its prelude, in rules and on fresh processes; `lock`
@@ -98,9 +100,8 @@ impl TimeoutMemo {
     }
 
     /// Remembers `error` when it says waiting cannot help ([`TransportError::is_dead_wait`]:
-    /// a timeout, or a reply stream that passed its cap without the answer) for a request
-    /// (not a notification). A stream cap does not depend on the timeout: any later ask is
-    /// refused.
+    /// a timeout, or an answer past the byte limit) for a request (not a notification). A
+    /// byte limit does not depend on the timeout: any later ask is refused.
     pub(crate) fn remember(
         &self,
         target: &Target,
@@ -127,6 +128,27 @@ impl TimeoutMemo {
         }
     }
 
+    /// Takes over what `other` remembered (keeping, per request, the longer timeout): for a
+    /// connection opened ahead of need with a memo of its own (the probe's fresh processes,
+    /// asked concurrently), whose timeouts join the run's memo only once its exchange is used,
+    /// so an answer nobody reads never makes a method dead for the run.
+    pub fn absorb(&self, other: &TimeoutMemo) {
+        if Arc::ptr_eq(&self.dead, &other.dead) {
+            return;
+        }
+        let theirs: Vec<(Key, Dead)> = lock(&other.dead)
+            .iter()
+            .map(|(k, d)| (k.clone(), d.clone()))
+            .collect();
+        let mut dead = lock(&self.dead);
+        for (key, d) in theirs {
+            let entry = dead.entry(key).or_insert_with(|| d.clone());
+            if d.timeout > entry.timeout {
+                *entry = d;
+            }
+        }
+    }
+
     /// The methods that timed out in this run (with the name they acted on, as
     /// `tools/call echo`), sorted: for reports that say which part of a run is missing.
     pub fn dead_methods(&self) -> Vec<String> {
@@ -146,6 +168,21 @@ impl TimeoutMemo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_absorbed_memo_is_recalled_and_a_private_one_is_not() {
+        let run = TimeoutMemo::default();
+        let private = TimeoutMemo::default();
+        let a = Target::http("http://127.0.0.1:1/mcp");
+        let ping = Request::modern("ping", None);
+        let t = Duration::from_secs(2);
+        private.remember(&a, &ping, t, &TransportError::timeout("ping", t));
+        assert!(run.recall(&a, &ping, t).is_none(), "not absorbed yet");
+        run.absorb(&private);
+        assert!(run.recall(&a, &ping, t).is_some());
+        run.absorb(&run.clone());
+        assert_eq!(run.dead_methods(), ["ping"]);
+    }
 
     #[test]
     fn a_timeout_is_recalled_for_the_same_request_and_server_only() {
@@ -207,16 +244,20 @@ mod tests {
             memo.recall(&a, &Request::modern("tools/list", None), t)
                 .is_none()
         );
-        // A reply stream past its cap without the answer: dead whatever the timeout, and
-        // recalled as what it was; a single oversize message is not.
-        let prompts = Request::modern("prompts/list", None);
+        // An answer past the byte limit (one oversize message, or a reply stream past its cap
+        // without the answer): dead whatever the timeout, and recalled as what it was.
+        let resources = Request::modern("resources/list", None);
         memo.remember(
             &a,
-            &prompts,
+            &resources,
             t,
             &TransportError::new(TransportErrorKind::Oversize, "an event exceeded the limit"),
         );
-        assert!(memo.recall(&a, &prompts, t).is_none());
+        let again = memo
+            .recall(&a, &resources, Duration::from_secs(60))
+            .expect("an oversize answer is recalled");
+        assert_eq!(again.kind, TransportErrorKind::Oversize);
+        let prompts = Request::modern("prompts/list", None);
         memo.remember(&a, &prompts, t, &TransportError::endless_stream(4096));
         let again = memo
             .recall(&a, &prompts, Duration::from_secs(60))
@@ -237,6 +278,9 @@ mod tests {
             Request::modern("subscriptions/listen", None).wait(Wait::ResponseOrAcknowledgement);
         memo.remember(&a, &listen, t, &TransportError::timeout("x", t));
         assert!(memo.recall(&a, &listen, t).is_none());
-        assert_eq!(memo.dead_methods(), ["prompts/list", "tools/call slow"]);
+        assert_eq!(
+            memo.dead_methods(),
+            ["prompts/list", "resources/list", "tools/call slow"]
+        );
     }
 }

@@ -37,6 +37,8 @@ pub struct ProbeContext<'c> {
     call_results: OnceCell<Vec<Exchange>>,
     error_statuses: OnceCell<Vec<Exchange>>,
     stdout_noise: Vec<String>,
+    /// Fresh-process re-asks started ahead (`--jobs`), by [`ahead_key`].
+    ahead: std::sync::Mutex<std::collections::HashMap<String, crate::recorder::Ahead>>,
 }
 
 /// How the client files a stdout line that is no MCP message (not JSON, or JSON that is no
@@ -70,6 +72,42 @@ impl<'c> ProbeContext<'c> {
             listen_timeout,
             tools: OnceCell::new(),
             calls: Vec::new(),
+            ahead: std::sync::Mutex::default(),
+        }
+    }
+
+    /// stdio, `--jobs` above 1, a server that answered `server/discover` on the 2026 path:
+    /// starts the fresh-process re-asks the removed-method rules among `rules` may need
+    /// ([`crate::removed`]), in rule order, at most `jobs` at once, while the rules run on
+    /// the probed process. Each is recorded only if its rule takes it (the method was gone in
+    /// the probed process); the others are killed unread at the end of the run.
+    pub(crate) fn ask_fresh_ahead<'r>(&self, rules: impl IntoIterator<Item = &'r str>) {
+        let p = &self.prelude;
+        if self.transport() != TransportKind::Stdio
+            || !self.rec.asks_ahead()
+            || !crate::removed::reasks_fresh(p)
+        {
+            return;
+        }
+        let mut ahead = crate::recorder::lock(&self.ahead);
+        for id in rules {
+            for (method, params) in crate::rules::fresh_reasks(id) {
+                if let std::collections::hash_map::Entry::Vacant(slot) =
+                    ahead.entry(ahead_key(method, &params))
+                {
+                    slot.insert(self.rec.fresh_ahead(Request::modern(method, Some(params))));
+                }
+            }
+        }
+    }
+
+    /// `method` with `params` as the first message of a fresh process: the one asked ahead
+    /// if there is one, else asked now ([`ProbeContext::call_fresh`]). `None` on HTTP.
+    pub(crate) async fn call_fresh_reask(&self, method: &str, params: Value) -> Option<Exchange> {
+        let ahead = crate::recorder::lock(&self.ahead).remove(&ahead_key(method, &params));
+        match ahead {
+            Some(a) => Some(self.rec.take_fresh(a).await),
+            None => self.call_fresh(Request::modern(method, Some(params))).await,
         }
     }
 
@@ -431,4 +469,9 @@ pub(crate) fn envelope_free(name: &str, params: Value) -> Request {
         .without_envelope()
         .header(HEADER_MCP_METHOD, name)
         .header(HEADER_PROTOCOL_VERSION, crate::protocol::TARGET_REVISION)
+}
+
+/// The key of a re-ask asked ahead: the method and its parameters.
+fn ahead_key(method: &str, params: &Value) -> String {
+    format!("{method} {params}")
 }

@@ -36,6 +36,16 @@ pub struct ProbeOptions {
     pub listen_timeout: Duration,
     /// Tool calls the user asked for (`--call`); never any by default (SEAL039).
     pub calls: Vec<crate::calls::ToolCall>,
+    /// stdio: how many fresh server processes (checks that need their own process) may be
+    /// asked at once, beside the probed one (`--jobs`). Default: the number of cores. 1 asks
+    /// them one after the other, each when its check needs it; more asks them ahead, while
+    /// the probed process is busy. The report is the same either way.
+    pub jobs: usize,
+}
+
+/// The default of [`ProbeOptions::jobs`]: the number of cores (1 when it cannot be told).
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
 }
 
 impl Default for ProbeOptions {
@@ -45,6 +55,7 @@ impl Default for ProbeOptions {
             skip: Vec::new(),
             listen_timeout: Duration::from_secs(3),
             calls: Vec::new(),
+            jobs: default_jobs(),
         }
     }
 }
@@ -262,7 +273,7 @@ async fn run(
     let started_at = rfc3339_now();
     let target = conn.target().display();
     let transport = conn.transport();
-    let rec = Recorder::new(conn);
+    let rec = Recorder::new(conn, options.jobs);
     observe(ProbeStep::Prelude);
     let prelude = Prelude::run(&rec).await;
     if prelude.unreachable() {
@@ -309,6 +320,7 @@ async fn run(
         })
         .collect();
     let total = selected.len();
+    ctx.ask_fresh_ahead(selected.iter().map(|r| r.id));
     for rule in selected {
         observe(ProbeStep::Rule {
             index: checks,

@@ -46,8 +46,8 @@ pub mod tools;
 pub use calls::{CallParseError, ToolCall, UnknownTools, parse_call};
 pub use context::ProbeContext;
 pub use engine::{
-    NothingToRun, ProbeOptions, ProbeStep, UnknownRules, parse_rule_ids, probe, probe_checked,
-    probe_observed, probe_with, selection_for, unreachable_report,
+    NothingToRun, ProbeOptions, ProbeStep, UnknownRules, default_jobs, parse_rule_ids, probe,
+    probe_checked, probe_observed, probe_with, selection_for, unreachable_report,
 };
 pub use rule::{FindingExt, Rule, RuleError, RuleResult};
 

@@ -101,6 +101,21 @@ pub struct Prelude {
 impl Prelude {
     /// Runs the prelude.
     pub(crate) async fn run(rec: &Recorder<'_>) -> Prelude {
+        let init = Request::legacy(
+            method::INITIALIZE,
+            Some(json!({
+                "protocolVersion": mcpseal_client::Era::Legacy.revision(),
+                "capabilities": {},
+                "clientInfo": mcpseal_client::client_info(),
+            })),
+        );
+        // stdio: the fresh process for step 4 starts now, beside the probed one, when jobs
+        // allow (`--jobs`): a node server takes ~0.5 s to start, and one after the other that
+        // was half of a probe. Taken (and recorded) at step 4 only if the listing worked
+        // without a handshake; otherwise dropped unread, and `initialize` goes to the probed
+        // process as before.
+        let early_init = (rec.transport() == TransportKind::Stdio && rec.asks_ahead())
+            .then(|| rec.fresh_ahead(init.clone()));
         let discover = rec
             .send(Request::modern(method::SERVER_DISCOVER, None))
             .await;
@@ -115,22 +130,18 @@ impl Prelude {
         } else {
             None
         };
-        let init = Request::legacy(
-            method::INITIALIZE,
-            Some(json!({
-                "protocolVersion": mcpseal_client::Era::Legacy.revision(),
-                "capabilities": {},
-                "clientInfo": mcpseal_client::client_info(),
-            })),
-        );
         // stdio, listing works without a handshake: ask `initialize` of a fresh process. The
         // probed process then never sees a handshake a 2026 client would not send, and a
         // dual-era server that pins its era from the first message still shows it accepts
         // 2025 clients.
         let initialize =
             if rec.transport() == TransportKind::Stdio && bare_listing.result().is_some() {
-                rec.send_fresh(init).await
+                match early_init {
+                    Some(ahead) => rec.take_fresh(ahead).await,
+                    None => rec.send_fresh(init).await,
+                }
             } else {
+                drop(early_init);
                 rec.send(init).await
             };
         let mut p = Prelude {

@@ -11,14 +11,43 @@
 //! The closes of fresh server processes ([`Recorder::send_fresh`]) run in the background and
 //! are awaited together at the end of the run ([`Recorder::finish`]): a server that ignores
 //! end of input and SIGTERM costs one close grace for the run, not one per fresh process.
+//!
+//! Fresh processes may also be asked *ahead* ([`Recorder::fresh_ahead`]), at most `jobs` at
+//! once (`--jobs`): started in the background while the probed process is busy, and recorded
+//! only when their exchange is taken ([`Recorder::take_fresh`]), at the point of the run where
+//! the sequential probe would have sent them, so the record (and with it every verdict and
+//! the incomplete reason) is the same. One never taken is not recorded, and its own timeout
+//! memo is dropped with it: an answer nobody judged makes no method dead for the run. A node
+//! server starts in about 0.5 s, so asking fresh processes one after the other was most of a
+//! probe of one.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use mcpseal_client::{
-    Connection, Exchange, RawResponse, Request, TransportError, TransportErrorKind, TransportKind,
+    Connection, Exchange, RawResponse, Request, TimeoutMemo, TransportError, TransportErrorKind,
+    TransportKind,
 };
 use serde_json::Value;
+use tokio::sync::{Semaphore, oneshot};
 use tokio::task::JoinHandle;
+
+/// A fresh-process exchange asked ahead of its use ([`Recorder::fresh_ahead`]).
+/// Dropped untaken, its process is killed (its task aborted: dropping a connection kills the
+/// server's process group), so an answer nobody needs costs no more time or CPU.
+pub(crate) struct Ahead {
+    method: String,
+    request: Request,
+    answer: oneshot::Receiver<Result<(Exchange, TimeoutMemo), String>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl Drop for Ahead {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
 
 /// What the engine needs of one probe sent (a JSON-RPC request or notification).
 #[derive(Debug, Clone)]
@@ -49,11 +78,19 @@ pub(crate) struct Recorder<'c> {
     forbidden_ok: Mutex<Vec<Value>>,
     /// Closes of fresh server processes still running.
     closing: Mutex<Vec<JoinHandle<()>>>,
+    /// Fresh processes that may be starting or asked at once.
+    jobs: Arc<Semaphore>,
+    /// More than one job: fresh processes may be asked ahead.
+    ahead: bool,
 }
 
 impl<'c> Recorder<'c> {
-    pub(crate) fn new(conn: &'c Connection) -> Self {
+    /// A recorder for `conn` that asks at most `jobs` fresh processes at once (at least one).
+    pub(crate) fn new(conn: &'c Connection, jobs: usize) -> Self {
+        let jobs = jobs.max(1);
         Recorder {
+            jobs: Arc::new(Semaphore::new(jobs)),
+            ahead: jobs > 1,
             conn,
             sent: Mutex::new(Vec::new()),
             raw: Mutex::new(Vec::new()),
@@ -88,22 +125,82 @@ impl<'c> Recorder<'c> {
     /// [`Recorder::finish`]). Used for `initialize`, so the handshake neither persists in the
     /// process the rules probe nor meets a process that already pinned its era.
     pub(crate) async fn send_fresh(&self, request: Request) -> Exchange {
-        let method = request.method.clone();
-        let exchange = match Connection::open(self.conn.target(), self.conn.options().clone()).await
-        {
-            Ok(fresh) => {
-                let ex = fresh.send(request).await;
-                lock(&self.closing).push(tokio::spawn(async move { fresh.close().await }));
+        let ahead = self.start_fresh(request, self.conn.options().timeouts.clone());
+        self.take_fresh(ahead).await
+    }
+
+    /// Whether fresh processes may be asked ahead of their use (`--jobs` above 1).
+    pub(crate) fn asks_ahead(&self) -> bool {
+        self.ahead
+    }
+
+    /// Starts asking `request` of a fresh server process in the background (at most `jobs`
+    /// at once), with a timeout memo of its own; nothing is recorded until
+    /// [`Recorder::take_fresh`]. Dropping the [`Ahead`] discards the answer (the process is
+    /// still closed, and awaited by [`Recorder::finish`]).
+    pub(crate) fn fresh_ahead(&self, request: Request) -> Ahead {
+        self.start_fresh(request, TimeoutMemo::default())
+    }
+
+    fn start_fresh(&self, request: Request, memo: TimeoutMemo) -> Ahead {
+        let target = self.conn.target().clone();
+        let mut options = self.conn.options().clone();
+        options.timeouts = memo.clone();
+        let jobs = Arc::clone(&self.jobs);
+        let (tx, answer) = oneshot::channel();
+        let sent = request.clone();
+        let task = tokio::spawn(async move {
+            // The permit covers start-up and the answer, not the close: a server that
+            // ignores end of input must not hold up the next fresh process.
+            let permit = jobs.acquire_owned().await.ok();
+            match Connection::open(&target, options).await {
+                Ok(fresh) => {
+                    let ex = fresh.send(sent).await;
+                    drop(permit);
+                    // The receiver may be gone (an answer asked ahead and not needed).
+                    let _ = tx.send(Ok((ex, memo)));
+                    fresh.close().await;
+                }
+                Err(e) => {
+                    drop(permit);
+                    let _ = tx.send(Err(e.to_string()));
+                }
+            }
+        });
+        Ahead {
+            method: request.method.clone(),
+            request,
+            answer,
+            task: Some(task),
+        }
+    }
+
+    /// The exchange of a fresh process asked with [`Recorder::fresh_ahead`] (or
+    /// [`Recorder::send_fresh`]), recorded now; its timeouts join the run's memo.
+    pub(crate) async fn take_fresh(&self, mut ahead: Ahead) -> Exchange {
+        if let Some(task) = ahead.task.take() {
+            lock(&self.closing).push(task);
+        }
+        let exchange = match (&mut ahead.answer).await {
+            Ok(Ok((ex, memo))) => {
+                self.conn.options().timeouts.absorb(&memo);
                 ex
             }
-            Err(e) => {
+            failed => {
+                let why = match failed {
+                    Ok(Err(e)) => e,
+                    _ => "its task ended without an answer".to_owned(),
+                };
                 let mut ex = Exchange::sent(
                     self.conn.transport(),
-                    request.to_message(&self.conn.next_id()),
+                    ahead.request.to_message(&self.conn.next_id()),
                 );
                 ex.transport_error = Some(TransportError {
                     kind: TransportErrorKind::Spawn,
-                    message: format!("could not start a second process for `{method}`: {e}"),
+                    message: format!(
+                        "could not start a second process for `{}`: {why}",
+                        ahead.method
+                    ),
                 });
                 ex
             }

@@ -18,7 +18,12 @@
 //!
 //! stdio: a method found gone in the probed process is asked once more as the first message
 //! of a fresh process (servers must not derive behaviour from earlier requests, and some
-//! answer removed methods only until another request has fixed the process's era).
+//! answer removed methods only until another request has fixed the process's era). Only on a
+//! server that answered `server/discover`: the re-ask catches an SDK whose 2026 era forgets a
+//! 2025 handler once the process's era is fixed (rmcp's `ping`); a server without
+//! `server/discover` has no 2026 era to fix, so the fresh process would only repeat the
+//! probed one's answer at the cost of a server start (~0.5 s for a node server; every
+//! 2025-only peer measured answered the same).
 //!
 //! Routing-header strictness: a server that demands `Mcp-Name` on every method naming a target
 //! refuses the 2026 probe with -32020; the probe is then re-sent with the header. Refusals on
@@ -94,16 +99,20 @@ pub async fn removed_method(ctx: &ProbeContext<'_>, method: &str, params: Value)
 /// message of a process (rmcp answers `ping` until another request fixed the process's era).
 /// Servers MUST NOT derive behaviour from earlier requests, so ask a fresh process too.
 async fn fresh_check(ctx: &ProbeContext<'_>, gone: Exchange, params: Value) -> Liveness {
-    if ctx.prelude().path != Some(crate::prelude::ClientPath::Modern) {
+    if !reasks_fresh(ctx.prelude()) {
         return Liveness::Gone;
     }
-    match ctx
-        .call_fresh(mcpseal_client::Request::modern(gone.method(), Some(params)))
-        .await
-    {
+    let method = gone.method().to_owned();
+    match ctx.call_fresh_reask(&method, params).await {
         Some(ex) if ex.result().is_some() => Liveness::LiveWhenFirst(vec![gone, ex]),
         _ => Liveness::Gone,
     }
+}
+
+/// Whether a method found gone is asked again of a fresh process (stdio; see the module
+/// docs): only on the 2026 path of a server that answered `server/discover`.
+pub(crate) fn reasks_fresh(p: &crate::prelude::Prelude) -> bool {
+    p.path == Some(crate::prelude::ClientPath::Modern) && p.discover_result().is_some()
 }
 
 impl Liveness {

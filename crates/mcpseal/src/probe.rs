@@ -12,8 +12,8 @@ use crate::connect::OpenError;
 use crate::described::Described;
 
 pub use mcpseal_probe::{
-    CallParseError, NothingToRun, ProbeOptions, ToolCall, UnknownRules, UnknownTools, parse_call,
-    parse_rule_ids, rule_infos,
+    CallParseError, NothingToRun, ProbeOptions, ToolCall, UnknownRules, UnknownTools, default_jobs,
+    parse_call, parse_rule_ids, rule_infos,
 };
 
 /// Why a probe could not run.

@@ -74,6 +74,9 @@ pub async fn run(args: ProbeArgs) -> Result<Outcome, CliError> {
         only,
         skip,
         calls,
+        jobs: args
+            .jobs
+            .map_or_else(mcpseal::probe::default_jobs, usize::from),
         ..ProbeOptions::default()
     };
     let report = mcpseal::probe::run(&target, options, &probe).await?;

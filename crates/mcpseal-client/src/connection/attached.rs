@@ -24,6 +24,12 @@ pub(crate) struct Attached {
 }
 
 impl Attached {
+    /// How many messages were not kept: more than [`MAX_ATTACHED`] (or
+    /// [`MAX_ATTACHED_BYTES`]) arrived while the request waited.
+    pub(crate) fn dropped(&self) -> usize {
+        self.dropped
+    }
+
     /// Appends `value` (whose text is `size` bytes) to `out` if there is room, else counts it
     /// in the note.
     pub(crate) fn push(&mut self, out: &mut Vec<Value>, value: Value, size: usize) {

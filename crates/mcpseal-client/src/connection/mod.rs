@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use mcpseal_protocol::jsonrpc::id_key;
 use mcpseal_protocol::keys::HEADER_SESSION_ID;
-use mcpseal_protocol::{Era, Request, client_info};
+use mcpseal_protocol::{Era, Request, Wait, client_info};
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
@@ -228,6 +228,7 @@ impl Connection {
             return exchange;
         };
         let outcome = tokio::time::timeout_at(deadline, rx).await;
+        let flooded = lock(&self.routing).flooded(&key);
         exchange.notifications = lock(&self.routing).finish(&key);
         match outcome {
             Ok(Ok(Outcome::Message(v))) => {
@@ -261,6 +262,23 @@ impl Connection {
                             crate::error::format_duration(timeout)
                         ),
                     ));
+                } else if flooded && request.wait == Wait::Response {
+                    // A server that streams notifications without end instead of answering:
+                    // every later answer would arrive behind the flood, and reading it costs
+                    // mcpseal a core for the rest of the run. The connection is given up (each
+                    // later request fails at once, naming the flood) and the server killed.
+                    // The timed-out exchange keeps the first notifications as evidence.
+                    lock(&self.routing).wedge(&TransportError::new(
+                        Kind::Closed,
+                        format!(
+                            "the server flooded notifications (more than {} messages or {} bytes) without answering `{}` within {}: nothing more is asked of it",
+                            attached::MAX_ATTACHED,
+                            attached::MAX_ATTACHED_BYTES,
+                            request.method,
+                            crate::error::format_duration(timeout)
+                        ),
+                    ));
+                    self.transport.kill();
                 }
             }
         }

@@ -8,7 +8,8 @@
 //! output fails them and every later one at once, so a crash costs milliseconds, not a timeout.
 //! So does a line over the size limit (mcpseal cannot know when the server will end it, and
 //! nothing after it can be read until it does), and a request that timed out while the server
-//! had a line begun and not ended ([`Routing::wedge`]).
+//! had a line begun and not ended ([`Routing::wedge`]), or while it flooded notifications
+//! (the connection then also kills the server: see `Connection::send`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -76,6 +77,12 @@ impl Routing {
             },
         );
         Ok(rx)
+    }
+
+    /// Whether more server messages arrived while `key` waited than an exchange keeps (a
+    /// flood; see [`Attached`]).
+    pub(crate) fn flooded(&self, key: &str) -> bool {
+        self.pending.get(key).is_some_and(|p| p.kept.dropped() > 0)
     }
 
     /// Stops waiting for `key`; returns what was attached to it.

@@ -28,7 +28,8 @@ pub struct RawResponse {
     pub headers: Vec<Header>,
     /// The first bytes of the body (lossy UTF-8).
     pub body_preview: String,
-    /// True when the body was cut (by bytes or time).
+    /// True when the body was cut: by bytes, by time, or (an event stream) after its first
+    /// complete event, with the stream still open.
     pub truncated: bool,
     /// Set when no response arrived.
     pub error: Option<String>,
@@ -48,7 +49,10 @@ impl RawResponse {
 
 /// `method` on `url` with the user's headers and then `headers` (which replace same-named
 /// ones), the status line within the timeout, and at most `raw_preview_bytes` of the body
-/// within `raw_preview_time`.
+/// within `raw_preview_time`. An event stream's preview ends at its first complete event
+/// (a block with a `data` field, ended by a blank line): a 2025 server holds its `GET`
+/// stream open forever, and waiting out `raw_preview_time` after the event that says what
+/// the stream is (`event: endpoint`, a message) only cost the probe its full second.
 pub(crate) async fn raw_request(
     client: &reqwest::Client,
     url: &str,
@@ -105,6 +109,9 @@ pub(crate) async fn raw_request(
     raw.status = Some(response.status().as_u16());
     raw.headers = headers_of(response.headers());
     let mut body = Vec::new();
+    let event_stream = raw
+        .header("content-type")
+        .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"));
     let deadline = tokio::time::Instant::now() + limits.raw_preview_time;
     loop {
         match tokio::time::timeout_at(deadline, response.chunk()).await {
@@ -112,6 +119,10 @@ pub(crate) async fn raw_request(
                 body.extend_from_slice(&chunk);
                 if body.len() >= limits.raw_preview_bytes {
                     body.truncate(limits.raw_preview_bytes);
+                    raw.truncated = true;
+                    break;
+                }
+                if event_stream && has_complete_event(&body) {
                     raw.truncated = true;
                     break;
                 }
@@ -127,4 +138,37 @@ pub(crate) async fn raw_request(
     raw.body_preview = String::from_utf8_lossy(&body).into_owned();
     raw.duration_ms = elapsed_ms(started);
     raw
+}
+
+/// Whether `body` (the start of an event stream) holds a complete event: a block with a
+/// `data` field line, ended by a blank line (`\n\n`, `\r\n\r\n` or `\r\r`). Comment-only
+/// blocks (`: keep-alive`) dispatch nothing and do not count, so a stream that opens with a
+/// comment still shows the event after it.
+fn has_complete_event(body: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(body);
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let Some(end) = text.rfind("\n\n") else {
+        return false;
+    };
+    text[..end]
+        .split("\n\n")
+        .any(|block| block.lines().any(|l| l == "data" || l.starts_with("data:")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_complete_event;
+
+    #[test]
+    fn an_event_is_complete_at_the_blank_line_after_its_data() {
+        assert!(has_complete_event(
+            b"event: endpoint\ndata: /mcp?sessionId=1\n\n"
+        ));
+        assert!(has_complete_event(b"data: {}\r\n\r\n"));
+        assert!(has_complete_event(b": hi\n\ndata: x\n\n: more"));
+        assert!(!has_complete_event(b"event: endpoint\ndata: /mcp"));
+        assert!(!has_complete_event(b"data: x\n"));
+        assert!(!has_complete_event(b": keep-alive\n\n"));
+        assert!(!has_complete_event(b""));
+    }
 }

@@ -5,6 +5,18 @@
 
 use crate::rule::Rule;
 
+/// The removed methods rule `id` judges with `removed::removed_method`, whose fresh-process
+/// re-asks may be asked ahead (`--jobs`); empty for every other rule.
+pub(crate) fn fresh_reasks(id: &str) -> Vec<(&'static str, serde_json::Value)> {
+    match id {
+        "SEAL006" => seal006::probes(),
+        "SEAL007" => seal007::probes(),
+        "SEAL008" => seal008::probes(),
+        "SEAL021" => seal021::probes(),
+        _ => Vec::new(),
+    }
+}
+
 mod modern_http;
 mod seal001;
 mod seal002;

@@ -28,11 +28,16 @@ crate::rule! {
     };
 }
 
+/// The removed methods this rule asks (also asked of fresh processes ahead, `rules::fresh_reasks`).
+pub(super) fn probes() -> Vec<(&'static str, serde_json::Value)> {
+    vec![(method::PING, json!({}))]
+}
+
 async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     judge_removed(
         ctx,
         &SEAL006,
-        &[(method::PING, json!({}))],
+        &probes(),
         "`ping` does not exist in 2026-07-28: unknown methods get -32601 Method not found (HTTP 404).",
         "Upgrade to an MCP SDK that speaks 2026-07-28 (it no longer registers `ping`); remove any hand-written `ping` handler.",
     )

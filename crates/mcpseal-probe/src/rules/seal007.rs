@@ -27,11 +27,16 @@ crate::rule! {
     };
 }
 
+/// The removed methods this rule asks (also asked of fresh processes ahead, `rules::fresh_reasks`).
+pub(super) fn probes() -> Vec<(&'static str, serde_json::Value)> {
+    vec![(method::LOGGING_SET_LEVEL, json!({"level": "info"}))]
+}
+
 async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     judge_removed(
         ctx,
         &SEAL007,
-        &[(method::LOGGING_SET_LEVEL, json!({"level": "info"}))],
+        &probes(),
         "`logging/setLevel` does not exist in 2026-07-28 (-32601); the log level travels per request in `_meta[\"io.modelcontextprotocol/logLevel\"]`.",
         "Upgrade to an MCP SDK that speaks 2026-07-28; read the level from each request's `_meta` instead of a stored setting.",
     )

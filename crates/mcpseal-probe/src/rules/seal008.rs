@@ -32,14 +32,19 @@ crate::rule! {
     };
 }
 
+/// The removed methods this rule asks (also asked of fresh processes ahead, `rules::fresh_reasks`).
+pub(super) fn probes() -> Vec<(&'static str, serde_json::Value)> {
+    vec![
+        (method::RESOURCES_SUBSCRIBE, json!({"uri": BOGUS_URI})),
+        (method::RESOURCES_UNSUBSCRIBE, json!({"uri": BOGUS_URI})),
+    ]
+}
+
 async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     judge_removed(
         ctx,
         &SEAL008,
-        &[
-            (method::RESOURCES_SUBSCRIBE, json!({"uri": BOGUS_URI})),
-            (method::RESOURCES_UNSUBSCRIBE, json!({"uri": BOGUS_URI})),
-        ],
+        &probes(),
         "`resources/subscribe` and `resources/unsubscribe` do not exist in 2026-07-28 (-32601); resource updates are requested with `subscriptions/listen` and `notifications.resourceSubscriptions`.",
         "Upgrade to an MCP SDK that speaks 2026-07-28 and serve resource updates through `subscriptions/listen`.",
     )

@@ -37,6 +37,14 @@ crate::rule! {
     };
 }
 
+/// The removed methods this rule asks (also asked of fresh processes ahead, `rules::fresh_reasks`).
+pub(super) fn probes() -> Vec<(&'static str, serde_json::Value)> {
+    vec![
+        (method::TASKS_LIST, json!({})),
+        (method::TASKS_RESULT, json!({"taskId": BOGUS_TASK})),
+    ]
+}
+
 async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
     let p = ctx.prelude();
     let mut facts = Vec::new();
@@ -48,10 +56,7 @@ async fn check(ctx: &ProbeContext<'_>) -> RuleResult {
             _ => s,
         });
     };
-    for (method, params) in [
-        (method::TASKS_LIST, json!({})),
-        (method::TASKS_RESULT, json!({"taskId": BOGUS_TASK})),
-    ] {
+    for (method, params) in probes() {
         let verdict = removed_method(ctx, method, params).await;
         if let Some(observed) = verdict.observed() {
             facts.push(observed);
