@@ -62,12 +62,12 @@ async fn verbatim_pages_record_what_the_usual_capture_records() {
         timeout: Duration::from_secs(30),
         ..Options::default()
     };
-    // 100 generated tools a page is ~130 KB, past the size from which pages stay bytes; one
-    // page of 300 as well; and the legacy era.
+    // 200 generated tools a page is ~90 KB, past the size from which pages stay bytes; one
+    // page of 400 as well; and the legacy era.
     for args in [
-        &["--tools", "300", "--page-size", "100"][..],
-        &["--tools", "300"][..],
-        &["--mode", "legacy", "--tools", "250", "--page-size", "120"][..],
+        &["--tools", "600", "--page-size", "200"][..],
+        &["--tools", "400"][..],
+        &["--mode", "legacy", "--tools", "500", "--page-size", "200"][..],
     ] {
         let usual = capture(args, &options, false).await;
         let mut verbatim = capture(args, &options, true).await;
