@@ -506,7 +506,13 @@ fn plain_page(ex: &Exchange, text: &str, kind: ListKind) -> Option<Option<Value>
         return None;
     }
     let members = serde_json::from_str::<Members<'_>>(text).ok()?.0;
-    let last = |key: &str| members.iter().rev().find(|(k, _)| k == key).map(|(_, v)| *v);
+    let last = |key: &str| {
+        members
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| *v)
+    };
     if !last(kind.key())?.get().starts_with('[') {
         return None;
     }

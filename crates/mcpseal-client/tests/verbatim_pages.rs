@@ -78,7 +78,12 @@ async fn verbatim_pages_record_what_the_usual_capture_records() {
             "{args:?}"
         );
         assert!(
-            verbatim.raw.lists.get(ListKind::Tools).unwrap().pages[0]
+            verbatim
+                .raw
+                .lists
+                .get(ListKind::Tools)
+                .expect("tools")
+                .pages[0]
                 .get()
                 .len()
                 > 64 * 1024,

@@ -236,15 +236,17 @@ mod tests {
                 &id_key(&json!(1)),
                 Message::from_value(json!({"id": 1, "result": {}}))
             )
-                .is_ok()
+            .is_ok()
         );
         assert!(matches!(one.try_recv(), Ok(Outcome::Message(m)) if m.value()["id"] == 1));
         // The string id "1" is another request: still waiting, with the notification.
         assert_eq!(r.finish(&id_key(&json!("1"))), vec![note.clone()]);
         assert_eq!(r.finish(&id_key(&json!(1))), vec![note]);
         // A second answer to a finished request is stray.
-        assert!(r.complete(&id_key(&json!(1)), Message::from_value(json!({"id": 1})))
-                .is_err());
+        assert!(
+            r.complete(&id_key(&json!(1)), Message::from_value(json!({"id": 1})))
+                .is_err()
+        );
     }
 
     #[test]

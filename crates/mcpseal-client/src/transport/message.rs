@@ -181,7 +181,9 @@ fn whole(text: &str, head: &Value) -> Value {
 }
 
 /// The members of a JSON object, each as its raw text, in order (repeated keys kept).
-pub(crate) struct Members<'a>(pub(crate) Vec<(std::borrow::Cow<'a, str>, &'a serde_json::value::RawValue)>);
+pub(crate) struct Members<'a>(
+    pub(crate) Vec<(std::borrow::Cow<'a, str>, &'a serde_json::value::RawValue)>,
+);
 
 impl<'de> serde::Deserialize<'de> for Members<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -236,8 +236,9 @@ mod tests {
         let tools: Vec<Value> = (0..3000)
             .map(|i| json!({"name": format!("t{i}"), "description": "é \"q\" \\ ✓", "n": 1.5e3}))
             .collect();
-        let line = json!({"jsonrpc": "2.0", "id": 7, "result": {"tools": tools, "nextCursor": "c"}})
-            .to_string();
+        let line =
+            json!({"jsonrpc": "2.0", "id": 7, "result": {"tools": tools, "nextCursor": "c"}})
+                .to_string();
         assert!(line.len() >= LAZY_RESULT_BYTES);
         let parsed: Value = serde_json::from_str(&line).expect("json");
         let Some(Inbound::Message(m)) = judge(line.as_bytes()).0 else {
@@ -250,7 +251,10 @@ mod tests {
         assert_eq!(m.clone().into_value(), parsed);
         let (head, text) = m.into_raw_result().expect("lazy");
         assert_eq!(head, json!({"jsonrpc": "2.0", "id": 7}));
-        assert_eq!(serde_json::from_str::<Value>(&text).expect("json"), parsed["result"]);
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).expect("json"),
+            parsed["result"]
+        );
         // Spacing, and `result` twice: the last one is the result, as in a parse.
         let result = serde_json::to_string(&parsed["result"]).expect("json");
         let spaced = format!(
@@ -274,7 +278,8 @@ mod tests {
     #[test]
     fn a_large_line_a_parse_refuses_is_refused_the_same_way() {
         let pad = "x".repeat(LAZY_RESULT_BYTES);
-        let surrogate = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":"\ud800","p":"{pad}"}}}}"#);
+        let surrogate =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":"\ud800","p":"{pad}"}}}}"#);
         let (item, diags) = judge(surrogate.as_bytes());
         assert!(item.is_none());
         assert!(diags[0].starts_with("[non-JSON stdout]"), "{diags:?}");
