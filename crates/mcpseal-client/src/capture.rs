@@ -32,6 +32,7 @@ use serde_json::{Value, json};
 use crate::connection::Connection;
 use crate::error::TransportErrorKind;
 use crate::exchange::Exchange;
+use crate::transport::Members;
 
 /// How to capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +49,14 @@ pub struct CaptureOptions {
     /// records what a stranger sees of every list); any other unanswered list still ends the
     /// read.
     pub past_refusals: bool,
+    /// Keep each large list page (see [`Message`](crate::Message)) as the bytes the server
+    /// wrote, not re-serialised from a parsed value: no value tree of the page is ever built.
+    /// The surface is the same either way, but the capture document's page text is the server's
+    /// (its key order, spacing and number spelling), so a caller that stores or hashes the
+    /// capture's bytes leaves this off (the default) or normalises them
+    /// ([`normalise_pages`]). Only stdio pages are read this way today; the capture cap counts
+    /// the kept bytes either way.
+    pub verbatim_pages: bool,
 }
 
 impl Default for CaptureOptions {
@@ -56,6 +65,7 @@ impl Default for CaptureOptions {
             page_cap: 1000,
             mcp_surface_compat: false,
             past_refusals: false,
+            verbatim_pages: false,
         }
     }
 }
@@ -67,6 +77,7 @@ impl CaptureOptions {
             page_cap: 100,
             mcp_surface_compat: true,
             past_refusals: false,
+            verbatim_pages: false,
         }
     }
 }
@@ -366,8 +377,26 @@ async fn read_list(
         } else {
             request
         };
-        let mut ex = conn.send(request).await;
-        if let Some(failure) = failure_of(&ex, kind, page) {
+        let (mut ex, text) = if options.verbatim_pages && !keep_exchanges {
+            conn.send_keeping_result(request).await
+        } else {
+            (conn.send(request).await, None)
+        };
+        // A result that came back as text is judged on its text when it is a plain page;
+        // anything else gets its value back and the usual judgement, word for word.
+        let verbatim = match text {
+            Some(text) => match plain_page(&ex, &text, kind) {
+                Some(next) => Some((text, next)),
+                None => {
+                    ex.restore_result(&text);
+                    None
+                }
+            },
+            None => None,
+        };
+        if verbatim.is_none()
+            && let Some(failure) = failure_of(&ex, kind, page)
+        {
             out.failure = Some(failure);
             exchanges.push(ex);
             return out;
@@ -377,14 +406,19 @@ async fn read_list(
         if keep_exchanges {
             exchanges.push(ex.clone());
         }
-        let result = ex
-            .response
-            .as_mut()
-            .and_then(|r| r.get_mut("result"))
-            .map(Value::take)
-            .unwrap_or_default();
-        let next = result.get("nextCursor").cloned();
-        let Some(kept) = raw_value(&result) else {
+        let (kept, next) = match verbatim {
+            Some((text, next)) => (RawValue::from_string(text).ok(), next),
+            None => {
+                let result = ex
+                    .response
+                    .as_mut()
+                    .and_then(|r| r.get_mut("result"))
+                    .map(Value::take)
+                    .unwrap_or_default();
+                (raw_value(&result), result.get("nextCursor").cloned())
+            }
+        };
+        let Some(kept) = kept else {
             out.failure = Some(
                 ListFailure::new(
                     FailureCause::MalformedResult,
@@ -394,7 +428,6 @@ async fn read_list(
             );
             return out;
         };
-        drop(result);
         let size = kept.get().len();
         if size > *budget {
             out.failure = Some(
@@ -454,6 +487,38 @@ async fn read_list(
             return out;
         }
         cursor = Some(next);
+    }
+}
+
+/// For a result kept as `text`: its `nextCursor` (`Some(None)` when absent) when the page is
+/// one [`failure_of`] would keep (no transport error, no refusal, no `error` member, an object
+/// whose `kind` member is an array, the last of a repeated key counting, as in a parse);
+/// `None` when it must be judged on its value.
+#[expect(
+    clippy::option_option,
+    reason = "outer: a plain page or not; inner: the page's cursor, absent or not"
+)]
+fn plain_page(ex: &Exchange, text: &str, kind: ListKind) -> Option<Option<Value>> {
+    if ex.transport_error.is_some()
+        || ex.http_status.is_some_and(|s| !(200..300).contains(&s))
+        || ex.error().is_some()
+    {
+        return None;
+    }
+    let members = serde_json::from_str::<Members<'_>>(text).ok()?.0;
+    let last = |key: &str| {
+        members
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| *v)
+    };
+    if !last(kind.key())?.get().starts_with('[') {
+        return None;
+    }
+    match last("nextCursor") {
+        None => Some(None),
+        Some(raw) => serde_json::from_str::<Value>(raw.get()).ok().map(Some),
     }
 }
 
@@ -607,6 +672,25 @@ impl SanityCheck {
     /// True when the endpoint said no (a JSON-RPC error, as it should).
     pub fn says_no(&self) -> bool {
         self.exchange.error().is_some()
+    }
+}
+
+/// `raw` with every list page re-serialised from its parse: the page text a capture without
+/// [`CaptureOptions::verbatim_pages`] holds, for callers that write or hash the document.
+/// Pages that do not parse are left as they are.
+pub fn normalise_pages(raw: &mut RawCapture) {
+    for kind in ListKind::ALL {
+        let Some(list) = raw.lists.slot(kind).as_mut() else {
+            continue;
+        };
+        for page in &mut list.pages {
+            if let Some(again) = serde_json::from_str::<Value>(page.get())
+                .ok()
+                .and_then(|v| raw_value(&v))
+            {
+                *page = again;
+            }
+        }
     }
 }
 

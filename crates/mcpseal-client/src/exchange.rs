@@ -121,6 +121,16 @@ impl Exchange {
         self.error()?.get("message")?.as_str()
     }
 
+    /// Puts a result returned as text by
+    /// [`Connection::send_keeping_result`](crate::Connection::send_keeping_result) back into
+    /// the response, as [`Connection::send`](crate::Connection::send) would have had it.
+    pub fn restore_result(&mut self, text: &str) {
+        let result = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+        if let Some(Value::Object(response)) = self.response.as_mut() {
+            response.insert("result".to_owned(), result);
+        }
+    }
+
     /// A response header by case-insensitive name.
     pub fn response_header(&self, name: &str) -> Option<&str> {
         self.response_headers

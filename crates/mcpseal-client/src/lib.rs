@@ -50,7 +50,7 @@ mod transport;
 
 pub use capture::{
     Capture, CaptureOptions, Discovery, SanityCheck, capture_surface, discover, list_items,
-    sanity_check,
+    normalise_pages, sanity_check,
 };
 pub use connection::{Connection, ServerRequest, ServerRequests};
 pub use diagnostics::Diagnostics;

@@ -261,6 +261,21 @@ impl Redactor {
         }
     }
 
+    /// True when scrubbing the JSON value written as `text` might change it: some secret is in
+    /// the text as it stands, or could hide behind an escape (any `\\u`, or another escape when
+    /// a secret holds a character JSON may escape). False means [`Redactor::scrub_value`] of
+    /// its parse is a no-op, so the text can be kept as it is.
+    pub fn may_touch(&self, text: &str) -> bool {
+        if self.secrets.is_empty() {
+            return false;
+        }
+        if self.secrets.iter().any(|s| text.contains(s.as_str())) || text.contains("\\u") {
+            return true;
+        }
+        let escapable = |c: char| matches!(c, '"' | '\\' | '/') || c.is_control();
+        text.contains('\\') && self.secrets.iter().any(|s| s.chars().any(escapable))
+    }
+
     /// Applies both layers to a finished exchange.
     pub fn exchange(&self, exchange: &mut Exchange) {
         for h in exchange

@@ -167,7 +167,18 @@ pub async fn capture_trusted(
     conn: &Connection,
     options: &SnapshotOptions,
 ) -> Result<TrustedCapture, SnapshotError> {
-    capture_checked(conn, options, false).await
+    capture_checked(conn, options, Checked::default()).await
+}
+
+/// How [`capture_checked`] reads.
+#[derive(Debug, Clone, Copy, Default)]
+struct Checked {
+    /// Keep a list refused with 401/403 as a failed list.
+    allow_refused: bool,
+    /// Keep large pages as the server's bytes
+    /// ([`CaptureOptions::verbatim_pages`](mcpseal_client::CaptureOptions)): only for callers
+    /// that normalise the capture before they write it ([`run`]).
+    verbatim: bool,
 }
 
 /// [`capture_trusted`]; with `allow_refused`, a list refused with 401/403 is kept as a failed
@@ -175,13 +186,15 @@ pub async fn capture_trusted(
 async fn capture_checked(
     conn: &Connection,
     options: &SnapshotOptions,
-    allow_refused: bool,
+    checked: Checked,
 ) -> Result<TrustedCapture, SnapshotError> {
+    let allow_refused = checked.allow_refused;
     let capture_options = match options.form {
         Form::McpSurface1 => CaptureOptions::mcp_surface(),
         _ => CaptureOptions {
             page_cap: options.page_cap,
             past_refusals: allow_refused,
+            verbatim_pages: checked.verbatim,
             ..CaptureOptions::default()
         },
     };
@@ -237,6 +250,27 @@ pub async fn snapshot(
 ) -> Result<(Snapshot, RawCapture), SnapshotError> {
     let trusted = capture_trusted(conn, options).await?;
     Ok((Snapshot::of(&trusted.surface, options.form), trusted.raw))
+}
+
+/// What [`run`]'s document needs beyond [`snapshot`]'s.
+#[derive(Debug, Clone, Copy)]
+struct Doc {
+    /// Read pages verbatim ([`Checked::verbatim`]); `run` normalises before writing.
+    verbatim: bool,
+    /// Fill in the canonical surface object (`surface`); without it the document's `surface`
+    /// is `null` (text output never shows it, and for a large surface its value tree is the
+    /// largest thing a snapshot would hold).
+    surface: bool,
+}
+
+impl Doc {
+    fn of(&self, surface: &Surface, form: Form) -> Snapshot {
+        if self.surface {
+            Snapshot::of(surface, form)
+        } else {
+            Snapshot::without_surface(surface, form)
+        }
+    }
 }
 
 /// Why `mcpseal snapshot` has no document (exit 2).
@@ -304,11 +338,43 @@ pub async fn snapshot_with_anonymous(
     options: &SnapshotOptions,
     anonymous: &crate::anonymous::AnonymousOptions,
 ) -> Result<(Snapshot, RawCapture), SnapshotRunError> {
-    let trusted = capture_trusted(conn, options).await?;
+    with_anonymous(conn, options, anonymous, FULL).await
+}
+
+/// [`snapshot`] and [`snapshot_with_anonymous`]'s document.
+const FULL: Doc = Doc {
+    verbatim: false,
+    surface: true,
+};
+
+async fn with_anonymous(
+    conn: &Connection,
+    options: &SnapshotOptions,
+    anonymous: &crate::anonymous::AnonymousOptions,
+    doc: Doc,
+) -> Result<(Snapshot, RawCapture), SnapshotRunError> {
+    let checked = Checked {
+        allow_refused: false,
+        verbatim: doc.verbatim,
+    };
+    let trusted = capture_checked(conn, options, checked).await?;
     let measured = crate::anonymous::measure(conn, &trusted, anonymous).await?;
-    let mut doc = Snapshot::of(&trusted.surface, options.form);
-    doc.anonymous = Some(measured);
-    Ok((doc, trusted.raw))
+    let mut document = doc.of(&trusted.surface, options.form);
+    document.anonymous = Some(measured);
+    Ok((document, trusted.raw))
+}
+
+async fn plain(
+    conn: &Connection,
+    options: &SnapshotOptions,
+    doc: Doc,
+) -> Result<(Snapshot, RawCapture), SnapshotRunError> {
+    let checked = Checked {
+        allow_refused: false,
+        verbatim: doc.verbatim,
+    };
+    let trusted = capture_checked(conn, options, checked).await?;
+    Ok((doc.of(&trusted.surface, options.form), trusted.raw))
 }
 
 /// `snapshot --anonymous-only`: what a stranger sees. `conn` is opened without any
@@ -323,7 +389,11 @@ pub async fn snapshot_anonymous_only(
     conn: &Connection,
     options: &SnapshotOptions,
 ) -> Result<(Snapshot, RawCapture), SnapshotRunError> {
-    let trusted = capture_checked(conn, options, true).await?;
+    let checked = Checked {
+        allow_refused: true,
+        verbatim: false,
+    };
+    let trusted = capture_checked(conn, options, checked).await?;
     let mut doc = Snapshot::of(&trusted.surface, options.form);
     doc.anonymous_only = true;
     for (kind, gap) in trusted.surface.failed() {
@@ -351,6 +421,12 @@ pub async fn snapshot_anonymous_only(
 /// `anonymous`, measures anonymous access when [`crate::anonymous::wanted`]; `None` is
 /// `--no-anonymous`, recorded as `anonymousSkipped`), closes, and when `save_capture` names a file,
 /// writes the raw capture there (atomically, pretty JSON) before returning the document.
+/// With `surface_object` false the document's `surface` is `null` (for text output, which never
+/// shows it; `--anonymous-only` always fills it in).
+///
+/// Large list pages are kept as the bytes the server wrote, never parsed into a value tree
+/// ([`CaptureOptions::verbatim_pages`](mcpseal_client::CaptureOptions)); the saved capture is
+/// normalised first, so its bytes are what they always were.
 ///
 /// # Errors
 /// [`SnapshotRunError`]; nothing is written unless the surface is trustworthy.
@@ -360,7 +436,12 @@ pub async fn run(
     options: &SnapshotOptions,
     anonymous: Option<&crate::anonymous::AnonymousOptions>,
     save_capture: Option<&Path>,
+    surface_object: bool,
 ) -> Result<Snapshot, SnapshotRunError> {
+    let doc = Doc {
+        verbatim: true,
+        surface: surface_object,
+    };
     let conn = crate::connect::open(target, connect).await?;
     let result = match anonymous {
         Some(a) if a.only => {
@@ -372,14 +453,12 @@ pub async fn run(
             r
         }
         Some(a) if crate::anonymous::wanted(&conn, a) => {
-            snapshot_with_anonymous(&conn, options, a).await
+            with_anonymous(&conn, options, a, doc).await
         }
-        _ => snapshot(&conn, options)
-            .await
-            .map_err(SnapshotRunError::from),
+        _ => plain(&conn, options, doc).await,
     };
     conn.close().await;
-    let (snapshot, raw) = result.map_err(|e| match e {
+    let (snapshot, mut raw) = result.map_err(|e| match e {
         SnapshotRunError::Capture(e) => {
             SnapshotRunError::Capture(e.with_server_stderr(&conn.diagnostics()))
         }
@@ -392,6 +471,7 @@ pub async fn run(
         snapshot.anonymous_skipped = false;
     }
     if let Some(path) = save_capture {
+        mcpseal_client::normalise_pages(&mut raw);
         let mut doc = serde_json::to_string_pretty(&raw).map_err(|e| SnapshotRunError::Write {
             path: path.to_owned(),
             source: std::io::Error::other(e),

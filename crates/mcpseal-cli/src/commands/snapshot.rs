@@ -21,15 +21,16 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
         a.only = args.anonymous_only;
         Some(a)
     };
+    let text = args.format == mcpseal::report::DocFormat::Text;
     let snapshot = mcpseal::snapshot::run(
         &target,
         options,
         &snapshot_options,
         anonymous.as_ref(),
         args.save_capture.as_deref(),
+        !text,
     )
     .await?;
-    let text = args.format == mcpseal::report::DocFormat::Text;
     let to_file = args.output.output.is_some();
     output::emit_doc(
         &render_snapshot(

@@ -154,6 +154,21 @@ impl Connection {
     /// passed its cap without the answer, is not sent again: it fails at once with the
     /// original reason.
     pub async fn send(&self, request: Request) -> Exchange {
+        self.send_inner(request, false).await.0
+    }
+
+    /// [`Connection::send`], except that a large result read over stdio (see
+    /// [`Message`](crate::Message)) may come back as its text instead of in the exchange: then
+    /// the exchange's `response` has every member but `result`, and the text is returned with
+    /// it. It is returned only when redaction cannot touch it (no known secret can be in it),
+    /// so it is exactly what the value would have said; otherwise, and for every other answer,
+    /// the exchange is [`Connection::send`]'s and the text `None`. [`Exchange::restore_result`] puts it
+    /// back.
+    pub async fn send_keeping_result(&self, request: Request) -> (Exchange, Option<String>) {
+        self.send_inner(request, true).await
+    }
+
+    async fn send_inner(&self, request: Request, keep_result: bool) -> (Exchange, Option<String>) {
         let id = request.id.clone().unwrap_or_else(|| self.next_id());
         let timeout = request.timeout.unwrap_or(self.options.timeout);
         let memo = &self.options.timeouts;
@@ -161,11 +176,11 @@ impl Connection {
             let mut exchange = Exchange::sent(self.transport.kind(), request.to_message(&id));
             exchange.transport_error = Some(err);
             self.redactor.exchange(&mut exchange);
-            return exchange;
+            return (exchange, None);
         }
-        let mut exchange = match self.transport.kind() {
-            TransportKind::Stdio => self.send_stdio(&request, id).await,
-            TransportKind::Http => self.send_http(&request, id).await,
+        let (mut exchange, result) = match self.transport.kind() {
+            TransportKind::Stdio => self.send_stdio(&request, id, keep_result).await,
+            TransportKind::Http => (self.send_http(&request, id).await, None),
         };
         if let Some(err) = &exchange.transport_error {
             memo.remember(&self.target, &request, timeout, err);
@@ -183,10 +198,15 @@ impl Connection {
             }
         }
         self.redactor.exchange(&mut exchange);
-        exchange
+        (exchange, result)
     }
 
-    async fn send_stdio(&self, request: &Request, id: Value) -> Exchange {
+    async fn send_stdio(
+        &self,
+        request: &Request,
+        id: Value,
+        keep_result: bool,
+    ) -> (Exchange, Option<String>) {
         let message = request.to_message(&id);
         let started = Instant::now();
         let mut exchange = Exchange::sent(TransportKind::Stdio, message.clone());
@@ -209,7 +229,7 @@ impl Connection {
                 Ok(rx) => Some(rx),
                 Err(err) => {
                     exchange.transport_error = Some(err);
-                    return exchange;
+                    return (exchange, None);
                 }
             }
         };
@@ -221,25 +241,35 @@ impl Connection {
             lock(&self.routing).finish(&key);
             exchange.transport_error = Some(err);
             exchange.duration_ms = elapsed_ms(started);
-            return exchange;
+            return (exchange, None);
         }
         let Some(rx) = rx else {
             exchange.duration_ms = elapsed_ms(started);
-            return exchange;
+            return (exchange, None);
         };
         let outcome = tokio::time::timeout_at(deadline, rx).await;
         let flooded = lock(&self.routing).flooded(&key);
         exchange.notifications = lock(&self.routing).finish(&key);
+        let mut kept = None;
         match outcome {
-            Ok(Ok(Outcome::Message(v))) => {
+            Ok(Ok(Outcome::Message(m))) => {
                 // An acknowledgement that ended a listen is kept as a notification, the
                 // response stays empty: the server never answered the request itself.
-                if v.get("method").is_some() {
+                if m.head().get("method").is_some() {
+                    let v = m.into_value();
                     if !exchange.notifications.contains(&v) {
                         exchange.notifications.push(v);
                     }
+                } else if keep_result && !self.redactor.may_touch(m.text()) {
+                    match m.into_raw_result() {
+                        Ok((head, text)) => {
+                            exchange.response = Some(head);
+                            kept = Some(text);
+                        }
+                        Err(m) => exchange.response = Some(m.into_value()),
+                    }
                 } else {
-                    exchange.response = Some(v);
+                    exchange.response = Some(m.into_value());
                 }
                 self.answered.store(true, Ordering::Relaxed);
             }
@@ -283,7 +313,7 @@ impl Connection {
             }
         }
         exchange.duration_ms = elapsed_ms(started);
-        exchange
+        (exchange, kept)
     }
 
     async fn send_http(&self, request: &Request, id: Value) -> Exchange {

@@ -24,12 +24,13 @@ use crate::connection::server_request::Answerer;
 use crate::diagnostics::{Diagnostics, SharedDiagnostics};
 use crate::error::{TransportError, TransportErrorKind as Kind};
 use crate::support::lock;
-use crate::transport::{Inbound, Inbox};
+use crate::transport::{Inbound, Inbox, Message};
 
 /// What ended a wait.
 pub(crate) enum Outcome {
-    /// The response, or the acknowledgement that ended a listen.
-    Message(Value),
+    /// The response, or the acknowledgement that ended a listen (a response may be lazy:
+    /// [`Message`]).
+    Message(Message),
     /// No answer will come.
     Failed(TransportError),
 }
@@ -123,13 +124,13 @@ impl Routing {
         }
     }
 
-    fn complete(&mut self, key: &str, value: Value) -> Result<(), Value> {
+    fn complete(&mut self, key: &str, message: Message) -> Result<(), Message> {
         match self.pending.get_mut(key).and_then(|p| p.tx.take()) {
             Some(tx) => {
-                let _ = tx.send(Outcome::Message(value));
+                let _ = tx.send(Outcome::Message(message));
                 Ok(())
             }
-            None => Err(value),
+            None => Err(message),
         }
     }
 }
@@ -145,13 +146,7 @@ pub(crate) async fn route(
         match item {
             Inbound::Message(message) => {
                 let size = message.text().len();
-                route_message(
-                    message.into_value(),
-                    size,
-                    &routing,
-                    &diagnostics,
-                    &answerer,
-                );
+                route_message(message, size, &routing, &diagnostics, &answerer);
             }
             Inbound::Fault(err) => {
                 let fatal = err.kind == Kind::Oversize;
@@ -168,21 +163,21 @@ pub(crate) async fn route(
 }
 
 fn route_message(
-    value: Value,
+    message: Message,
     size: usize,
     routing: &SharedRouting,
     diagnostics: &SharedDiagnostics,
     answerer: &Answerer,
 ) {
-    let method = jsonrpc::method_of(&value).unwrap_or("").to_owned();
-    match MessageKind::of(&value) {
+    let method = message.method().unwrap_or("").to_owned();
+    match message.kind() {
+        // A response goes to its waiter as it is: a lazy one is parsed only if the waiter
+        // wants the whole value.
         MessageKind::Response => {
-            let key = jsonrpc::id_of(&value).map(id_key).unwrap_or_default();
+            let key = message.id().map(id_key).unwrap_or_default();
             let mut r = lock(routing);
-            if let Err(value) = r.complete(&key, value) {
-                let id = jsonrpc::id_of(&value)
-                    .map(Value::to_string)
-                    .unwrap_or_default();
+            if let Err(message) = r.complete(&key, message) {
+                let id = message.id().map(Value::to_string).unwrap_or_default();
                 let entry = match r.expired.remove(&key) {
                     Some((method, timeout)) => format!(
                         "[late answer] `{method}` (id {}) was answered after its {} timeout had passed",
@@ -201,11 +196,13 @@ fn route_message(
         // 2026 servers must not send these; 2025 servers may. Kept as evidence, and answered
         // (declined by default) so the server does not wait on us.
         MessageKind::Request => {
+            let value = message.into_value();
             lock(diagnostics).push(format!("[server request] {method}"));
             lock(routing).attach(&value, size);
             answerer.answer(value, Vec::new());
         }
         MessageKind::Notification => {
+            let value = message.value().clone();
             lock(diagnostics).push(format!("[notification] {method}"));
             let ack_for = jsonrpc::acknowledged_subscription(&value).map(id_key);
             let mut r = lock(routing);
@@ -215,13 +212,13 @@ fn route_message(
                     .get(&key)
                     .is_some_and(|p| p.wait == Wait::ResponseOrAcknowledgement)
             {
-                let _ = r.complete(&key, value);
+                let _ = r.complete(&key, message);
             }
         }
         MessageKind::Invalid => {
             lock(diagnostics).push(format!(
                 "[non-JSON-RPC stdout] {}",
-                Diagnostics::cut(&value.to_string())
+                Diagnostics::cut(&message.value().to_string())
             ));
         }
     }
@@ -242,15 +239,21 @@ mod tests {
         let note = json!({"jsonrpc": "2.0", "method": "notifications/progress"});
         r.attach(&note, 10);
         assert!(
-            r.complete(&id_key(&json!(1)), json!({"id": 1, "result": {}}))
-                .is_ok()
+            r.complete(
+                &id_key(&json!(1)),
+                Message::from_value(json!({"id": 1, "result": {}}))
+            )
+            .is_ok()
         );
-        assert!(matches!(one.try_recv(), Ok(Outcome::Message(v)) if v["id"] == 1));
+        assert!(matches!(one.try_recv(), Ok(Outcome::Message(m)) if m.value()["id"] == 1));
         // The string id "1" is another request: still waiting, with the notification.
         assert_eq!(r.finish(&id_key(&json!("1"))), vec![note.clone()]);
         assert_eq!(r.finish(&id_key(&json!(1))), vec![note]);
         // A second answer to a finished request is stray.
-        assert!(r.complete(&id_key(&json!(1)), json!({"id": 1})).is_err());
+        assert!(
+            r.complete(&id_key(&json!(1)), Message::from_value(json!({"id": 1})))
+                .is_err()
+        );
     }
 
     #[test]

@@ -12,11 +12,38 @@ use crate::error::TransportError;
 ///
 /// The text is kept because a proxy forwards messages untouched: re-serialising the value
 /// would reorder keys and reformat numbers.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// A large message read from a server ([`LAZY_RESULT_BYTES`] or more) that carries a `result`
+/// is parsed lazily: the reader validates all of it (exactly what a `Value` parse accepts),
+/// parses every member but `result`, and notes where `result`'s text is. [`Message::value`]
+/// parses the whole text on first use, so every reader sees the same value as ever; a caller
+/// that only needs the result's bytes (a capture's list page) takes them without the value tree
+/// ([`Message::into_raw_result`]).
+#[derive(Debug, Clone)]
 pub struct Message {
     text: String,
+    /// The whole value, or (lazy) every member but `result`.
     value: Value,
+    /// Lazy only: the byte range of the (last) `result` member's text, and the whole value
+    /// once asked for.
+    lazy: Option<Lazy>,
 }
+
+#[derive(Debug, Clone)]
+struct Lazy {
+    result: std::ops::Range<usize>,
+    whole: std::sync::OnceLock<Value>,
+}
+
+impl PartialEq for Message {
+    fn eq(&self, other: &Message) -> bool {
+        self.text == other.text && self.value() == other.value()
+    }
+}
+
+/// Messages from a server at least this long with a `result` are parsed lazily (see
+/// [`Message`]); shorter ones at once, as they always were.
+pub(crate) const LAZY_RESULT_BYTES: usize = 64 * 1024;
 
 impl Message {
     /// A message from a value, serialised as compact JSON (one line, no raw newline).
@@ -24,6 +51,7 @@ impl Message {
         Message {
             text: value.to_string(),
             value,
+            lazy: None,
         }
     }
 
@@ -34,12 +62,53 @@ impl Message {
     pub fn parse(text: impl Into<String>) -> Result<Message, serde_json::Error> {
         let text = text.into();
         let value = serde_json::from_str(&text)?;
-        Ok(Message { text, value })
+        Ok(Message {
+            text,
+            value,
+            lazy: None,
+        })
     }
 
     /// A message from text already parsed into `value`.
     pub(crate) fn from_parts(text: String, value: Value) -> Message {
-        Message { text, value }
+        Message {
+            text,
+            value,
+            lazy: None,
+        }
+    }
+
+    /// A message whose `result` (at `result` in `text`) is parsed on demand; `head` is every
+    /// other member. The caller has validated `text` as a `Value` parse would.
+    pub(crate) fn lazy(text: String, head: Value, result: std::ops::Range<usize>) -> Message {
+        Message {
+            text,
+            value: head,
+            lazy: Some(Lazy {
+                result,
+                whole: std::sync::OnceLock::new(),
+            }),
+        }
+    }
+
+    /// Every member but `result` when the message is lazy, else the whole value: what
+    /// routing needs (`id`, `method`, `error`) without parsing a large result.
+    pub(crate) fn head(&self) -> &Value {
+        &self.value
+    }
+
+    /// For a lazy message: every member but `result`, and the text of `result` (the message's
+    /// own buffer, cut down in place, not copied). Otherwise the message back.
+    pub(crate) fn into_raw_result(self) -> Result<(Value, String), Message> {
+        match self.lazy {
+            Some(Lazy { result, .. }) => {
+                let mut text = self.text;
+                text.truncate(result.end);
+                text.drain(..result.start);
+                Ok((self.value, text))
+            }
+            None => Err(self),
+        }
     }
 
     /// The exact text.
@@ -49,15 +118,25 @@ impl Message {
 
     /// The parsed value.
     pub fn value(&self) -> &Value {
-        &self.value
+        match &self.lazy {
+            None => &self.value,
+            Some(lazy) => lazy.whole.get_or_init(|| whole(&self.text, &self.value)),
+        }
     }
 
     /// The parsed value, owned.
     pub fn into_value(self) -> Value {
-        self.value
+        match self.lazy {
+            None => self.value,
+            Some(lazy) => match lazy.whole.into_inner() {
+                Some(v) => v,
+                None => whole(&self.text, &self.value),
+            },
+        }
     }
 
-    /// Request, notification, response or not JSON-RPC at all.
+    /// Request, notification, response or not JSON-RPC at all (the head has every member
+    /// these look at).
     pub fn kind(&self) -> MessageKind {
         MessageKind::of(&self.value)
     }
@@ -86,12 +165,68 @@ impl Message {
     /// into two frames.
     pub(crate) fn line(&self) -> Vec<u8> {
         let mut line = if self.text.contains(['\n', '\r']) {
-            self.value.to_string().into_bytes()
+            self.value().to_string().into_bytes()
         } else {
             self.text.clone().into_bytes()
         };
         line.push(b'\n');
         line
+    }
+}
+
+/// The whole value of a lazy message's text. The text was validated when it was read, so the
+/// parse cannot fail; if it ever did, the head is the best there is.
+fn whole(text: &str, head: &Value) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|_| head.clone())
+}
+
+/// The members of a JSON object, each as its raw text, in order (repeated keys kept).
+pub(crate) struct Members<'a>(
+    pub(crate) Vec<(std::borrow::Cow<'a, str>, &'a serde_json::value::RawValue)>,
+);
+
+impl<'de> serde::Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Members<'de>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    out.push((key.0, map.next_value()?));
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// An object key: borrowed when it has no escapes.
+struct Key<'a>(std::borrow::Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 

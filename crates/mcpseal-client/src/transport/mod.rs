@@ -25,6 +25,7 @@ mod writer;
 
 use std::time::Duration;
 
+pub(crate) use message::Members;
 pub use message::{Inbound, Inbox, Message};
 pub use raw::RawResponse;
 pub use reply::{Reply, ReplyBody, ReplyStream, StreamItem, WholeBody};

@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use crate::diagnostics::{Diagnostics, SharedDiagnostics};
 use crate::error::{TransportError, TransportErrorKind as Kind};
 use crate::support::lock;
-use crate::transport::message::{Inbound, Message};
+use crate::transport::message::{Inbound, LAZY_RESULT_BYTES, Members, Message};
 use crate::transport::process::ServerProcess;
 
 /// Bytes read from a pipe at a time.
@@ -94,6 +94,11 @@ fn judge_line(bytes: Vec<u8>, diagnostics: &SharedDiagnostics) -> Option<Inbound
     if text.trim().is_empty() {
         return None;
     }
+    if text.len() >= LAZY_RESULT_BYTES
+        && let Some((head, result)) = judge_large_line(&text)
+    {
+        return Some(Inbound::Message(Message::lazy(text, head, result)));
+    }
     let value = match serde_json::from_str::<Value>(&text) {
         Ok(v @ Value::Object(_)) => v,
         Err(e) if mcpseal_protocol::jsonrpc::is_recursion_limit(&e) => {
@@ -111,6 +116,36 @@ fn judge_line(bytes: Vec<u8>, diagnostics: &SharedDiagnostics) -> Option<Inbound
         return None;
     }
     Some(Inbound::Message(Message::from_parts(text, value)))
+}
+
+/// A large line, judged without a value tree for its `result`: `None` when the line should be
+/// judged the usual way (not a valid JSON-RPC object, or no `result`: the usual parse then gives
+/// the usual verdict and diagnostics), else the message's every member but `result` and the
+/// byte range of `result`'s text. Validation
+/// first, with the walk that accepts exactly what a `Value` parse accepts (UTF-16 surrogates,
+/// number range, nesting limit), so a line is a message here exactly when it would be one there.
+fn judge_large_line(text: &str) -> Option<(Value, std::ops::Range<usize>)> {
+    mcpseal_protocol::validate_json(text).ok()?;
+    let members = serde_json::from_str::<Members<'_>>(text).ok()?.0;
+    let base = text.as_ptr() as usize;
+    let mut head = serde_json::Map::new();
+    let mut result = None;
+    // In order, the last of a repeated key winning: what a `Value` parse keeps.
+    for (key, raw) in members {
+        if key == "result" {
+            let start = raw.get().as_ptr() as usize - base;
+            result = Some(start..start + raw.get().len());
+            head.remove("result");
+        } else {
+            let value = serde_json::from_str::<Value>(raw.get()).ok()?;
+            head.insert(key.into_owned(), value);
+        }
+    }
+    let head = Value::Object(head);
+    if MessageKind::of(&head) == MessageKind::Invalid {
+        return None;
+    }
+    Some((head, result?))
 }
 
 /// Keeps stderr lines (the newest, cut) as diagnostics until EOF.
@@ -193,5 +228,86 @@ mod tests {
             panic!("a message")
         };
         assert_eq!(m.text().as_bytes(), line);
+    }
+
+    #[test]
+    fn a_large_result_is_kept_as_text_and_reads_as_a_parse_would() {
+        use serde_json::json;
+        let tools: Vec<Value> = (0..3000)
+            .map(|i| json!({"name": format!("t{i}"), "description": "é \"q\" \\ ✓", "n": 1.5e3}))
+            .collect();
+        let line =
+            json!({"jsonrpc": "2.0", "id": 7, "result": {"tools": tools, "nextCursor": "c"}})
+                .to_string();
+        assert!(line.len() >= LAZY_RESULT_BYTES);
+        let parsed: Value = serde_json::from_str(&line).expect("json");
+        let Some(Inbound::Message(m)) = judge(line.as_bytes()).0 else {
+            panic!("a message")
+        };
+        assert_eq!(m.kind(), MessageKind::Response);
+        assert_eq!(m.id(), Some(&json!(7)));
+        assert_eq!(m.text(), line);
+        assert_eq!(m.value(), &parsed);
+        assert_eq!(m.clone().into_value(), parsed);
+        let (head, text) = m.into_raw_result().expect("lazy");
+        assert_eq!(head, json!({"jsonrpc": "2.0", "id": 7}));
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).expect("json"),
+            parsed["result"]
+        );
+        // Spacing, and `result` twice: the last one is the result, as in a parse.
+        let result = serde_json::to_string(&parsed["result"]).expect("json");
+        let spaced = format!(
+            "{{ \"id\" : 7 , \"result\" : {{\"tools\": []}}, \"jsonrpc\":\"2.0\", \"result\" :  {result}  }}"
+        );
+        let Some(Inbound::Message(m)) = judge(spaced.as_bytes()).0 else {
+            panic!("a message")
+        };
+        assert_eq!(m.value(), &parsed);
+        let (_, text) = m.into_raw_result().expect("lazy");
+        assert_eq!(text, result);
+        // No `result`: parsed at once.
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"tools": tools}})
+            .to_string();
+        let Some(Inbound::Message(m)) = judge(note.as_bytes()).0 else {
+            panic!("a message")
+        };
+        assert!(m.into_raw_result().is_err());
+    }
+
+    #[test]
+    fn a_large_line_a_parse_refuses_is_refused_the_same_way() {
+        let pad = "x".repeat(LAZY_RESULT_BYTES);
+        let surrogate =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":"\ud800","p":"{pad}"}}}}"#);
+        let (item, diags) = judge(surrogate.as_bytes());
+        assert!(item.is_none());
+        assert!(diags[0].starts_with("[non-JSON stdout]"), "{diags:?}");
+        let huge = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":1e400,"p":"{pad}"}}}}"#);
+        let (item, diags) = judge(huge.as_bytes());
+        assert!(item.is_none());
+        assert!(diags[0].starts_with("[non-JSON stdout]"), "{diags:?}");
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"p":"{pad}","a":{}{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        match judge(deep.as_bytes()).0 {
+            Some(Inbound::Fault(e)) => assert_eq!(e.kind, Kind::Protocol),
+            other => panic!("{other:?}"),
+        }
+        // 126 levels inside `result` (128 with the message and the result) still read.
+        let ok = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"p":"{pad}","a":{}{}}}}}"#,
+            "[".repeat(126),
+            "]".repeat(126)
+        );
+        let eager: Result<Value, _> = serde_json::from_str(&ok);
+        let lazy = judge(ok.as_bytes()).0;
+        assert_eq!(eager.is_ok(), matches!(lazy, Some(Inbound::Message(_))));
+        let no_rpc = format!(r#"{{"result":{{"p":"{pad}"}}}}"#);
+        let (item, diags) = judge(no_rpc.as_bytes());
+        assert!(item.is_none());
+        assert!(diags[0].starts_with("[non-JSON-RPC stdout]"), "{diags:?}");
     }
 }

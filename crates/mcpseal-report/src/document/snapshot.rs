@@ -98,6 +98,14 @@ pub struct RefusedList {
 impl Snapshot {
     /// The document of a surface in a form.
     pub fn of(surface: &Surface, form: Form) -> Snapshot {
+        let mut doc = Snapshot::without_surface(surface, form);
+        doc.surface = surface.canonical_value(form);
+        doc
+    }
+
+    /// [`Snapshot::of`] with `surface` left `null`: everything text output shows, without the
+    /// value tree of the canonical surface (for a large surface, several times its bytes).
+    pub fn without_surface(surface: &Surface, form: Form) -> Snapshot {
         let fp = surface.fingerprint(form);
         let mut counts = BTreeMap::new();
         for kind in ListKind::ALL {
@@ -110,7 +118,7 @@ impl Snapshot {
             protocol_version: surface.negotiated_version().map(str::to_owned),
             sha256: fp.sha256,
             items: fp.items,
-            surface: surface.canonical_value(form),
+            surface: Value::Null,
             server: surface.server_name().map(str::to_owned),
             counts,
             not_served: surface
