@@ -24,6 +24,7 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
     let options = settings::options(&args.connect)?;
     let lock_options = LockOptions {
         path: args.lock.path.clone(),
+        profile: args.profile.profile.clone(),
         form: args.form.map(settings::form),
         page_cap: args.report.page_cap.max(1),
         exclude: (!exclude.is_empty()).then_some(exclude),
