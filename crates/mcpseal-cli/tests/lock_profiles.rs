@@ -26,7 +26,10 @@ fn two_profiles_lock_check_and_verify_each_and_name_the_profile() {
         "echo",
     ];
 
-    let out = w.run(&["lock", "--profile", "full", "--format", "json"], Some(&full));
+    let out = w.run(
+        &["lock", "--profile", "full", "--format", "json"],
+        Some(&full),
+    );
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.json()["outcome"], "created");
     assert_eq!(out.json()["profile"], "full");
@@ -143,7 +146,10 @@ fn profile_and_plain_locks_are_never_mixed() {
 
     // A profile lock refuses a run without `--profile`, and an unknown profile, naming what
     // it has.
-    let out = w.run(&["lock", "--profile", "full", "--lock", "p.json"], Some(&fixture));
+    let out = w.run(
+        &["lock", "--profile", "full", "--lock", "p.json"],
+        Some(&fixture),
+    );
     assert_eq!(out.code, 0, "{out:?}");
     let profiled = std::fs::read(w.path("p.json")).expect("written");
     for cmd in ["lock", "check", "verify"] {
@@ -157,7 +163,10 @@ fn profile_and_plain_locks_are_never_mixed() {
         );
     }
     for cmd in ["check", "verify"] {
-        let out = w.run(&[cmd, "--lock", "p.json", "--profile", "other"], Some(&fixture));
+        let out = w.run(
+            &[cmd, "--lock", "p.json", "--profile", "other"],
+            Some(&fixture),
+        );
         assert_eq!(out.code, 2, "{cmd}: {out:?}");
         assert!(
             out.stderr.contains("has no profile `other` (it has: full)"),

@@ -364,13 +364,38 @@ pub struct LockOptions {
     pub profile: Option<String>,
 }
 
-/// The default wait for another `mcpseal lock` on the same file: as long as that run's two
-/// captures can take when each request waits its whole `timeout` (twelve requests: the
-/// handshake and the four lists, twice), and five seconds more.
+/// The default wait for another `mcpseal lock` on the same file, when that run measures no
+/// anonymous access: as long as its two captures can take when each request waits its whole
+/// `timeout` (twelve requests: the handshake and the four lists, twice), and five seconds more.
+/// [`lock_wait`] adds the anonymous probes.
 pub fn default_lock_wait(timeout: Duration) -> Duration {
+    lock_wait(timeout, None)
+}
+
+/// The wait for another `mcpseal lock` on the same file that measures anonymous access as
+/// `anonymous` says: [`default_lock_wait`] plus every anonymous probe waiting its whole
+/// `timeout` ([`AnonymousOptions::most_requests`]).
+pub fn lock_wait(timeout: Duration, anonymous: Option<&AnonymousOptions>) -> Duration {
+    let probes = anonymous.map_or(0, AnonymousOptions::most_requests);
     timeout
-        .saturating_mul(12)
+        .saturating_mul(12u32.saturating_add(probes))
         .saturating_add(Duration::from_secs(5))
+}
+
+#[cfg(test)]
+mod wait_tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_covers_the_anonymous_probes() {
+        let t = Duration::from_secs(2);
+        assert_eq!(default_lock_wait(t), Duration::from_secs(29));
+        let mut a = AnonymousOptions::default();
+        assert_eq!(lock_wait(t, Some(&a)), Duration::from_secs(2 * 22 + 5));
+        a.routes.push("/mcp/other".into());
+        assert_eq!(lock_wait(t, Some(&a)), Duration::from_secs(2 * 32 + 5));
+        assert!(lock_wait(t, Some(&a)) > default_lock_wait(t));
+    }
 }
 
 /// Captures the server twice and applies the lock rules (see the module docs).
