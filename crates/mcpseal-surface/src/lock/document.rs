@@ -107,29 +107,60 @@ impl JsonSchema for CanonicalSurface {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let era = generator.subschema_for::<mcpseal_protocol::Era>();
-        let list = json_schema!({
-            "oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "object"}}]
-        });
-        json_schema!({
-            "description": "The canonical surface object (SPEC.md section 6 or 8).",
-            "type": "object",
-            "properties": {
-                "form": {"const": "mcpseal/1"},
-                "era": era,
-                "server": {"oneOf": [{"type": "null"}, {"type": "object"}]},
-                "initialize": {"type": "object"},
-                "tools": list,
-                "resources": list,
-                "resourceTemplates": list,
-                "prompts": list
-            },
-            "oneOf": [
-                {"required": ["form", "era", "server"]},
-                {"required": ["initialize"]}
-            ]
-        })
+        surface_frame(generator, false)
     }
+}
+
+/// The surface object of a `snapshot --anonymous-only` document: [`CanonicalSurface`], where a
+/// list refused to a client without credentials is the string `"refused"` (never in a lock).
+#[derive(Debug, Clone, Copy)]
+pub struct AnonymousOnlySurface;
+
+impl JsonSchema for AnonymousOnlySurface {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AnonymousOnlySurface".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        surface_frame(generator, true)
+    }
+}
+
+/// The canonical surface's frame; with `refused`, a list may also be `"refused"`.
+fn surface_frame(generator: &mut SchemaGenerator, refused: bool) -> Schema {
+    let era = generator.subschema_for::<mcpseal_protocol::Era>();
+    let list = if refused {
+        json_schema!({
+            "oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "object"}},
+                      {"const": "refused"}]
+        })
+    } else {
+        json_schema!({
+            "oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "object"}}]
+        })
+    };
+    json_schema!({
+        "description": if refused {
+            "The canonical surface object (SPEC.md section 6 or 8); `\"refused\"` for a list refused without a credential (`snapshot --anonymous-only`)."
+        } else {
+            "The canonical surface object (SPEC.md section 6 or 8)."
+        },
+        "type": "object",
+        "properties": {
+            "form": {"const": "mcpseal/1"},
+            "era": era,
+            "server": {"oneOf": [{"type": "null"}, {"type": "object"}]},
+            "initialize": {"type": "object"},
+            "tools": list,
+            "resources": list,
+            "resourceTemplates": list,
+            "prompts": list
+        },
+        "oneOf": [
+            {"required": ["form", "era", "server"]},
+            {"required": ["initialize"]}
+        ]
+    })
 }
 
 impl JsonSchema for Form {

@@ -27,8 +27,8 @@ pub mod version;
 pub use anonymous::{AnonymousError, Answer, Answers, Configs, LockAnonymous};
 pub use compare::{Comparison, ItemState, ItemVerdict, compare, live_sha256};
 pub use document::{
-    CanonicalSurface, DeclaredDocument, ItemHashDocument, ItemsDocument, LockDocument,
-    ProfileDocument, ProfileLockDocument, ProfilesDeclaredDocument, lock_schema,
+    AnonymousOnlySurface, CanonicalSurface, DeclaredDocument, ItemHashDocument, ItemsDocument,
+    LockDocument, ProfileDocument, ProfileLockDocument, ProfilesDeclaredDocument, lock_schema,
     profile_lock_schema,
 };
 pub use exclude::{Pointer, PointerError};
