@@ -252,7 +252,7 @@ impl AnonymousOptions {
     }
 }
 
-/// The most probe requests per configuration and route ([`probes`]): the handshake, `ping`,
+/// The most probe requests per configuration and route: the handshake, `ping`,
 /// the four lists, `subscriptions/listen`, `resources/read`, `prompts/get`, `tools/call`.
 pub const MOST_PROBES: u32 = 10;
 

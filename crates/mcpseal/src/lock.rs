@@ -382,22 +382,6 @@ pub fn lock_wait(timeout: Duration, anonymous: Option<&AnonymousOptions>) -> Dur
         .saturating_add(Duration::from_secs(5))
 }
 
-#[cfg(test)]
-mod wait_tests {
-    use super::*;
-
-    #[test]
-    fn the_wait_covers_the_anonymous_probes() {
-        let t = Duration::from_secs(2);
-        assert_eq!(default_lock_wait(t), Duration::from_secs(29));
-        let mut a = AnonymousOptions::default();
-        assert_eq!(lock_wait(t, Some(&a)), Duration::from_secs(2 * 22 + 5));
-        a.routes.push("/mcp/other".into());
-        assert_eq!(lock_wait(t, Some(&a)), Duration::from_secs(2 * 32 + 5));
-        assert!(lock_wait(t, Some(&a)) > default_lock_wait(t));
-    }
-}
-
 /// Captures the server twice and applies the lock rules (see the module docs).
 ///
 /// The whole run holds the lock file's writer lock: it is taken before the lock file is
@@ -646,4 +630,20 @@ pub async fn run(
     let result = lock(&conn, reopen, options).await;
     conn.close().await;
     result.map_err(|e| e.with_server_stderr(&conn.diagnostics()))
+}
+
+#[cfg(test)]
+mod wait_tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_covers_the_anonymous_probes() {
+        let t = Duration::from_secs(2);
+        assert_eq!(default_lock_wait(t), Duration::from_secs(29));
+        let mut a = AnonymousOptions::default();
+        assert_eq!(lock_wait(t, Some(&a)), Duration::from_secs(2 * 22 + 5));
+        a.routes.push("/mcp/other".into());
+        assert_eq!(lock_wait(t, Some(&a)), Duration::from_secs(2 * 32 + 5));
+        assert!(lock_wait(t, Some(&a)) > default_lock_wait(t));
+    }
 }
