@@ -44,6 +44,21 @@ pub struct LockFileArgs {
     pub path: PathBuf,
 }
 
+/// `--profile NAME` on `lock`, `check` and `verify`: one named configuration profile of a lock
+/// of profiles (SPEC.md section 9.5).
+#[derive(Debug, Args, Clone)]
+pub struct ProfileArgs {
+    /// Lock or judge the configuration profile NAME (a read-only mode, a feature flag): the
+    /// lock file then holds named profiles (`schemaVersion: 2`), each with its own target;
+    /// run once per profile. A lock of profiles needs it; a lock without profiles refuses it.
+    #[arg(long, value_name = "NAME", value_parser = profile_name)]
+    pub profile: Option<String>,
+}
+
+fn profile_name(s: &str) -> Result<String, String> {
+    mcpseal::surface::lock::check_profile_name(s).map(|()| s.to_owned())
+}
+
 /// How `lock`, `check` and `verify` read the surface and report their verdict (`diff` words
 /// its page cap for two sides, `probe` and `snapshot` have their own formats).
 #[derive(Debug, Args, Clone)]
@@ -108,6 +123,8 @@ pub struct LockArgs {
     pub anonymous_call: AnonymousArgs,
     #[command(flatten)]
     pub lock: LockFileArgs,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
     /// Leave this part of the surface out of the hash: a JSON Pointer, with `KEY=VALUE` to pick
     /// a list item (`/resources`, `/tools/name=clock/description`; `/` in a value is `~1`).
     /// Repeatable; replaces the exclusions recorded in the lock (default: keep them).
@@ -149,6 +166,8 @@ pub struct CheckArgs {
     pub anonymous_call: AnonymousArgs,
     #[command(flatten)]
     pub lock: LockFileArgs,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
     /// Accept a lock written for another server name (`serverInfo.name`); without it that is
     /// refused (exit 2) as the wrong lock or the wrong server.
     #[arg(long)]
@@ -188,6 +207,8 @@ pub struct VerifyArgs {
     pub wait: String,
     #[command(flatten)]
     pub lock: LockFileArgs,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
     #[command(flatten)]
     pub report: ReportArgs,
     #[command(flatten)]

@@ -37,6 +37,8 @@ struct Parts<'a> {
     exclude: Option<&'a mut Vec<String>>,
     fail_on: Option<(&'a mut args::FailOn, bool)>,
     skip: Option<&'a mut Vec<String>>,
+    profile: Option<String>,
+    anonymous: Option<&'a mut crate::lock_args::AnonymousArgs>,
 }
 
 /// Whether argument `id` of the subcommand was given (not defaulted). Asked only of commands
@@ -74,6 +76,8 @@ pub fn apply(command: &mut Command, matches: &ArgMatches) -> Result<(), CliError
             target: Some(&mut a.target),
             connect: Some(&mut a.connect),
             lock: Some((&mut a.lock, given(matches, "path"))),
+            profile: a.profile.profile.clone(),
+            anonymous: Some(&mut a.anonymous_call),
             version: Some(&mut a.version),
             rules: Some(&mut a.rules),
             exclude: Some(&mut a.exclude),
@@ -83,6 +87,8 @@ pub fn apply(command: &mut Command, matches: &ArgMatches) -> Result<(), CliError
             target: Some(&mut a.target),
             connect: Some(&mut a.connect),
             lock: Some((&mut a.lock, given(matches, "path"))),
+            profile: a.profile.profile.clone(),
+            anonymous: Some(&mut a.anonymous_call),
             version: Some(&mut a.version),
             rules: Some(&mut a.rules),
             ..Parts::default()
@@ -91,6 +97,8 @@ pub fn apply(command: &mut Command, matches: &ArgMatches) -> Result<(), CliError
             target: Some(&mut a.target),
             connect: Some(&mut a.connect),
             lock: Some((&mut a.lock, given(matches, "path"))),
+            profile: a.profile.profile.clone(),
+            anonymous: Some(&mut a.anonymous_call),
             ..Parts::default()
         },
         _ => return Ok(()),
@@ -124,6 +132,7 @@ fn fill(p: Parts<'_>, loaded: &Loaded) {
         skip: p.skip.as_ref().map(|s| s.to_vec()).unwrap_or_default(),
         strict_semver: p.rules.as_ref().is_some_and(|r| r.strict_semver),
         deny_security: p.rules.as_ref().is_some_and(|r| r.deny_security),
+        profile: p.profile.clone(),
     };
     let r = config::resolve(Some(loaded), &flags);
     if let (Some(target), Some(server)) = (p.target, &r.server) {
@@ -164,6 +173,15 @@ fn fill(p: Parts<'_>, loaded: &Loaded) {
     }
     if let Some(skip) = p.skip {
         skip.clone_from(&r.skip.value);
+    }
+    // `[anonymous]`: each list only when its flag was not given.
+    if let (Some(a), Some(conf)) = (p.anonymous, loaded.config.anonymous.as_ref()) {
+        if a.anonymous_env_unset.is_empty() {
+            a.anonymous_env_unset.clone_from(&conf.env_unset);
+        }
+        if a.routes.is_empty() {
+            a.routes.clone_from(&conf.routes);
+        }
     }
 }
 

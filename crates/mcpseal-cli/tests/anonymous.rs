@@ -743,9 +743,13 @@ fn anonymous_only_records_what_a_stranger_sees() {
         assert!(doc["counts"].get(list).is_none(), "{list}: {doc}");
         assert_eq!(doc["refused"][list]["status"], 401, "{list}: {doc}");
         assert_eq!(doc["surface"][list], "refused", "{list}: {doc}");
+        // The typed per-item hashes say refused too (not null: nothing says "not served").
+        assert_eq!(doc["items"][list], "refused", "{list}: {doc}");
         assert!(doc["notServed"].get(list).is_none(), "{list}: {doc}");
     }
     assert!(doc["surface"]["tools"].is_array(), "{doc}");
+    assert!(doc["items"]["tools"].is_object(), "{doc}");
+    lock_support::assert_schema("snapshot.schema.json", &doc);
     // Nothing of it was asked with the credential.
     let log = std::fs::read_to_string(w.path("a.log")).expect("request log");
     assert!(
@@ -774,6 +778,10 @@ fn anonymous_only_records_what_a_stranger_sees() {
     let full = run(&w, &["snapshot"], &fx.url);
     assert_eq!(full.code, 0, "{}{}", full.stdout, full.stderr);
     assert!(full.json().get("refused").is_none());
+    for list in ["resources", "resourceTemplates", "prompts"] {
+        assert!(full.json()["items"][list].is_object(), "{list}");
+    }
+    lock_support::assert_schema("snapshot.schema.json", &full.json());
     assert!(full.json()["counts"]["prompts"].as_u64().is_some());
     // A stranger who gets nothing at all (discover refused too) has no surface: exit 2.
     let closed = fixture(&w, "1.0.0", &[], "b.log");

@@ -195,3 +195,59 @@ fn no_config_and_no_target_is_a_usage_error() {
     assert!(out.stderr.contains("no server given"), "{}", out.stderr);
     assert!(out.stderr.contains("mcpseal.toml"), "{}", out.stderr);
 }
+
+/// `command = [...]` for the fixture with `args`, as a TOML array.
+fn fixture_with(args: &[&str]) -> String {
+    serde_json::to_string(&stdio_argv(args)).expect("json is TOML here")
+}
+
+#[test]
+fn profiles_and_anonymous_settings_come_from_the_config() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let toml = format!(
+        "[profiles.full]\ncommand = {}\nenv = {{ FIXTURE_KEY = \"k\" }}\n\n[profiles.read-only]\ncommand = {}\nenv = {{ FIXTURE_KEY = \"k\" }}\n\n[anonymous]\nenv-unset = [\"FIXTURE_KEY\"]\n",
+        fixture_with(&["--require-env", "FIXTURE_KEY"]),
+        fixture_with(&["--require-env", "FIXTURE_KEY", "--hide-tool", "echo"]),
+    );
+    std::fs::write(dir.path().join("mcpseal.toml"), toml).expect("write");
+    for profile in ["full", "read-only"] {
+        let out = run(
+            dir.path(),
+            &["lock", "--profile", profile, "--format", "json"],
+        );
+        assert_eq!(out.code, 0, "{profile}: {}{}", out.stdout, out.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+        // `[anonymous] env-unset` made the stdio server measurable without a flag.
+        assert!(doc["anonymous"].is_object(), "{profile}: {doc:#}");
+    }
+    let lock: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("surface.lock.json")).expect("lock"))
+            .expect("json");
+    let profiles = &lock["declared"]["profiles"];
+    assert!(profiles["full"]["anonymous"].is_object(), "{lock:#}");
+    let tools = |p: &str| profiles[p]["surface"]["tools"].as_array().map(Vec::len);
+    assert_eq!(tools("full"), Some(3), "{lock:#}");
+    assert_eq!(tools("read-only"), Some(2), "{lock:#}");
+    for profile in ["full", "read-only"] {
+        let out = run(dir.path(), &["check", "--profile", profile]);
+        assert_eq!(out.code, 0, "{profile}: {}{}", out.stdout, out.stderr);
+    }
+    // A profile the config does not have is no target (never `[server]` in its place).
+    let out = run(dir.path(), &["check", "--profile", "other"]);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("no server given"), "{}", out.stderr);
+    // Without `[anonymous]` the stdio server is not measured.
+    let plain = tempfile::tempdir().expect("tempdir");
+    let toml = format!(
+        "[server]\ncommand = {}\nenv = {{ FIXTURE_KEY = \"k\" }}\n",
+        fixture_with(&["--require-env", "FIXTURE_KEY"]),
+    );
+    std::fs::write(plain.path().join("mcpseal.toml"), toml).expect("write");
+    let out = run(plain.path(), &["lock", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    assert!(
+        doc.get("anonymous").is_none_or(serde_json::Value::is_null),
+        "{doc:#}"
+    );
+}

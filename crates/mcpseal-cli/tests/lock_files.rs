@@ -43,7 +43,7 @@ fn untrustworthy_lock_files_are_refused_and_left_alone() {
         ),
         (
             good.replace("\"schemaVersion\": 1", "\"schemaVersion\": 7"),
-            "has `schemaVersion` 7; this mcpseal reads version 1",
+            "has `schemaVersion` 7; this mcpseal reads versions 1 and 2",
             "upgrade mcpseal",
         ),
         (

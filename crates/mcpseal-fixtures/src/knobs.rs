@@ -264,6 +264,11 @@ pub struct Knobs {
     #[arg(long)]
     pub lenient_headers: bool,
 
+    /// Leave tool NAME out of the surface (repeatable): one server, two configurations, two
+    /// surfaces (a read-only mode; issue 13's lock profiles). `tools/call` of it is then an
+    /// unknown tool, as on a server started without it.
+    #[arg(long, value_name = "NAME")]
+    pub hide_tool: Vec<String>,
     /// Discover also lists version V in supportedVersions, yet requests with V are rejected
     #[arg(long, value_name = "V")]
     pub advertise_version: Vec<String>,

@@ -66,6 +66,7 @@ fn main() -> ExitCode {
             if knobs.contract.contract_tools {
                 s.add_tools(contract::tools());
             }
+            s.hide_tools(&knobs.hide_tool);
             s
         }
         Err(e) => {

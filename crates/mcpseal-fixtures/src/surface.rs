@@ -208,6 +208,13 @@ impl Surface {
         self.sort();
     }
 
+    /// `--hide-tool`: drops the named tools (after every knob added its own).
+    pub fn hide_tools(&mut self, names: &[String]) {
+        if let Some(tools) = &mut self.tools {
+            tools.retain(|t| !names.iter().any(|n| t["name"] == n.as_str()));
+        }
+    }
+
     /// `{name, version}` of this server.
     pub fn server_info(&self) -> Value {
         json!({"name": self.name, "version": self.version})

@@ -59,9 +59,9 @@ pub mod schemas;
 
 pub use document::{
     AnonymousCheck, CheckReport, DiffDocument, DiffReport, DiffSide, ErrorBody, ErrorDocument,
-    ErrorKind, LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason, RefusedList,
-    RpcReport, RuleList, SideKind, Snapshot, VerifyReport, contradiction_warnings, drift_findings,
-    drift_rules, rule_id, unreachable_hint,
+    ErrorKind, ListItems, LockOutcome, LockRefusal, LockReport, ProbeDocument, RefusalReason,
+    RefusedList, RefusedMark, RpcReport, RuleList, SideKind, Snapshot, SnapshotItems, VerifyReport,
+    contradiction_warnings, drift_findings, drift_rules, rule_id, unreachable_hint,
 };
 pub use format::{DocFormat, Format, ParseFormatError};
 pub use model::{

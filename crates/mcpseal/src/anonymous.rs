@@ -238,6 +238,24 @@ fn stripped(conn: &Connection) -> Options {
     options
 }
 
+impl AnonymousOptions {
+    /// The most anonymous requests one measurement sends: at most [`MOST_PROBES`] per
+    /// configuration (the default one and each named one) per route (the target's own and each
+    /// `--route`). Each waits at most the connection's timeout (429 retries included), so a
+    /// writer waiting for another run can bound that run's time ([`crate::lock::lock_wait`]).
+    pub fn most_requests(&self) -> u32 {
+        let configs = u32::try_from(self.configs.len()).unwrap_or(u32::MAX);
+        let routes = u32::try_from(self.routes.len()).unwrap_or(u32::MAX);
+        MOST_PROBES
+            .saturating_mul(configs.saturating_add(1))
+            .saturating_mul(routes.saturating_add(1))
+    }
+}
+
+/// The most probe requests per configuration and route: the handshake, `ping`,
+/// the four lists, `subscriptions/listen`, `resources/read`, `prompts/get`, `tools/call`.
+pub const MOST_PROBES: u32 = 10;
+
 /// The probe requests, in order: `(method, params)`.
 fn probes(
     captured: &TrustedCapture,

@@ -9,7 +9,7 @@ use mcpseal_surface::lock::{LockDecision, Need, Relation, RuleOptions, compare, 
 
 use crate::anonymous::AnonymousOptions;
 use crate::lock::{
-    WorkflowError, anonymous_section, capture, read_lock, require_lock, same_server,
+    WorkflowError, anonymous_section, capture, read_profile, require_lock, same_server,
 };
 use crate::version_source::{VersionRequest, settle};
 
@@ -29,6 +29,9 @@ pub struct CheckOptions {
     /// How to re-measure anonymous access when the lock has it; `None` (`--no-anonymous`)
     /// skips it, and the report says so.
     pub anonymous: Option<AnonymousOptions>,
+    /// The lock's profile to judge (`--profile NAME`); required for a lock of profiles, refused
+    /// for a lock of one surface.
+    pub profile: Option<String>,
     /// Accept a lock written for another `serverInfo.name` (`--allow-rename`).
     pub allow_rename: bool,
     /// Fail (exit 1) when the server reports a version lower than the lock's
@@ -44,8 +47,8 @@ pub async fn check(
     conn: &Connection,
     options: &CheckOptions,
 ) -> Result<CheckReport, WorkflowError> {
-    let lock =
-        read_lock(&options.path)?.ok_or_else(|| WorkflowError::NoLock(options.path.clone()))?;
+    let lock = read_profile(&options.path, options.profile.as_deref())?
+        .ok_or_else(|| WorkflowError::NoLock(options.path.clone()))?;
     let locked_version = lock
         .declared
         .parsed_version()
@@ -89,6 +92,7 @@ pub async fn check(
         &mut comparison.diff,
     )
     .await?;
+    crate::lock::name_profile(&mut comparison.diff, options.profile.as_deref());
     let anonymous_changed = anonymous_state == Some(AnonymousCheck::Changed);
     let mut kinds = comparison.kinds();
     kinds.any = kinds.any || anonymous_changed;
@@ -103,6 +107,7 @@ pub async fn check(
         schema_version: 1,
         matches: comparison.matches() && !anonymous_changed,
         lock: options.path.display().to_string(),
+        profile: options.profile.clone(),
         target: conn.target().display(),
         locked_version: lock.declared.version.clone(),
         version: version.version.to_string(),

@@ -57,6 +57,28 @@ pub struct ProjectConfig {
     /// Lock rules: refuse security-class changes whatever the version.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deny_security: bool,
+    /// How anonymous access is measured (`lock`, `check`, `verify`): the `[anonymous]` table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anonymous: Option<AnonymousConfig>,
+    /// Configuration profiles (`[profiles.NAME]`, each a server table like `[server]`): with
+    /// `--profile NAME` and no target on the command line, `lock`, `check` and `verify` speak to
+    /// that profile's server. A profile named on the command line but missing here is then no
+    /// target at all (never `[server]` silently in its place).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub profiles: BTreeMap<String, ServerConfig>,
+}
+
+/// The `[anonymous]` table: the anonymous-access flags a command line left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct AnonymousConfig {
+    /// Variables removed from a stdio server's environment for the anonymous probes
+    /// (`--anonymous-env-unset`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_unset: Vec<String>,
+    /// More paths on the target's origin to measure (`--route`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routes: Vec<String>,
 }
 
 /// The `[server]` table: exactly one of `command` and `url`.
@@ -458,6 +480,8 @@ pub struct Flags {
     pub strict_semver: bool,
     /// `--deny-security`.
     pub deny_security: bool,
+    /// `--profile NAME`: the server comes from `[profiles.NAME]` when the config has profiles.
+    pub profile: Option<String>,
 }
 
 /// Every setting with its source.
@@ -514,7 +538,10 @@ pub fn resolve(loaded: Option<&Loaded>, flags: &Flags) -> Resolved {
         None
     } else {
         config
-            .and_then(|c| c.server.as_ref())
+            .and_then(|c| match &flags.profile {
+                Some(p) if !c.profiles.is_empty() => c.profiles.get(p),
+                _ => c.server.as_ref(),
+            })
             .map(|s| {
                 let target = match (&s.command, &s.url) {
                     (Some(c), _) => ServerTarget::Command(c.clone()),

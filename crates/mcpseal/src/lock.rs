@@ -11,8 +11,8 @@ use mcpseal_client::{Connection, Options, Target};
 use mcpseal_report::{DiffDocument, ErrorBody, ErrorKind, LockRefusal, RefusalReason};
 use mcpseal_surface::lock::anonymous::{self, AnonymousError};
 use mcpseal_surface::lock::{
-    Declared, LockAnonymous, LockDecision, LockError, LockFile, Pointer, Refusal, Relation,
-    RuleOptions, compare, decide_lock, exclude,
+    AnyLock, Declared, LockAnonymous, LockDecision, LockError, LockFile, Pointer, ProfileLock,
+    Refusal, Relation, RuleOptions, compare, decide_lock, exclude,
 };
 use mcpseal_surface::{Form, jcs, sha256_hex};
 use thiserror::Error;
@@ -245,11 +245,21 @@ pub(crate) fn version_disagreement(
     })
 }
 
-/// Reads and checks the lock file; `None` when it does not exist.
+/// Reads and checks a lock file of one surface (no named profiles); `None` when it does not
+/// exist. A lock with profiles is refused ([`LockError::Profiles`]) for the commands that take
+/// one surface; `check` and `verify` read one with [`read_profile`].
 ///
 /// # Errors
 /// [`WorkflowError::Read`] or [`WorkflowError::Lock`].
 pub fn read_lock(path: &Path) -> Result<Option<LockFile>, WorkflowError> {
+    read_profile(path, None)
+}
+
+/// Reads and checks either kind of lock file; `None` when it does not exist.
+///
+/// # Errors
+/// [`WorkflowError::Read`] or [`WorkflowError::Lock`].
+pub fn read_any(path: &Path) -> Result<Option<AnyLock>, WorkflowError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -260,12 +270,45 @@ pub fn read_lock(path: &Path) -> Result<Option<LockFile>, WorkflowError> {
             });
         }
     };
-    LockFile::parse(&text)
+    AnyLock::parse(&text)
         .map(Some)
         .map_err(|source| WorkflowError::Lock {
             path: path.to_owned(),
             source,
         })
+}
+
+/// The surface to judge: the lock itself (`profile` `None`, a lock without profiles) or one of
+/// its profiles as a lock (`--profile NAME`); `None` when the file does not exist.
+///
+/// # Errors
+/// [`WorkflowError::Lock`] with [`LockError::Profiles`] (a profile lock, no `--profile`),
+/// [`LockError::NotProfiled`] (`--profile` on a lock without profiles) or
+/// [`LockError::NoProfile`]; or a read error.
+pub fn read_profile(path: &Path, profile: Option<&str>) -> Result<Option<LockFile>, WorkflowError> {
+    let bad = |source| WorkflowError::Lock {
+        path: path.to_owned(),
+        source,
+    };
+    match (read_any(path)?, profile) {
+        (None, _) => Ok(None),
+        (Some(AnyLock::Plain(l)), None) => Ok(Some(l)),
+        (Some(AnyLock::Plain(_)), Some(name)) => Err(bad(LockError::NotProfiled {
+            name: name.to_owned(),
+        })),
+        (Some(AnyLock::Profiles(p)), None) => Err(bad(LockError::Profiles { names: p.names() })),
+        (Some(AnyLock::Profiles(p)), Some(name)) => p.profile(name).map(Some).map_err(bad),
+    }
+}
+
+/// Puts `/profiles/NAME` in front of every change's path, so a report of one profile names it
+/// in every path (text, JSON, Markdown, SARIF all show the path).
+pub(crate) fn name_profile(diff: &mut mcpseal_surface::SurfaceDiff, profile: Option<&str>) {
+    if let Some(name) = profile {
+        for c in &mut diff.changes {
+            c.path = format!("/profiles/{name}{}", c.path);
+        }
+    }
 }
 
 /// The lock's anonymous section, checked; `None` when it has none.
@@ -315,14 +358,27 @@ pub struct LockOptions {
     /// env configuration ([`crate::anonymous::wanted`]). `None` (`--no-anonymous`): not
     /// measured, the lock's section (if any) is kept as it is, and the report says so.
     pub anonymous: Option<AnonymousOptions>,
+    /// Lock one named configuration profile (`--profile NAME`): the file is then a lock of
+    /// profiles (`schemaVersion: 2`) and only this profile is judged and rewritten, the others
+    /// kept byte for byte. `None`: a lock of one surface, as before profiles.
+    pub profile: Option<String>,
 }
 
-/// The default wait for another `mcpseal lock` on the same file: as long as that run's two
-/// captures can take when each request waits its whole `timeout` (twelve requests: the
-/// handshake and the four lists, twice), and five seconds more.
+/// The default wait for another `mcpseal lock` on the same file, when that run measures no
+/// anonymous access: as long as its two captures can take when each request waits its whole
+/// `timeout` (twelve requests: the handshake and the four lists, twice), and five seconds more.
+/// [`lock_wait`] adds the anonymous probes.
 pub fn default_lock_wait(timeout: Duration) -> Duration {
+    lock_wait(timeout, None)
+}
+
+/// The wait for another `mcpseal lock` on the same file that measures anonymous access as
+/// `anonymous` says: [`default_lock_wait`] plus every anonymous probe waiting its whole
+/// `timeout` ([`AnonymousOptions::most_requests`]).
+pub fn lock_wait(timeout: Duration, anonymous: Option<&AnonymousOptions>) -> Duration {
+    let probes = anonymous.map_or(0, AnonymousOptions::most_requests);
     timeout
-        .saturating_mul(12)
+        .saturating_mul(12u32.saturating_add(probes))
         .saturating_add(Duration::from_secs(5))
 }
 
@@ -347,16 +403,39 @@ where
 {
     let _writer =
         crate::writer_lock::acquire(&options.path, "mcpseal lock", options.lock_wait).await?;
-    let existing = read_lock(&options.path)?;
-    let form = match (options.form, &existing) {
-        (Some(asked), Some(l)) if asked != l.form => {
-            return Err(WorkflowError::FormMismatch {
-                locked: l.form,
-                asked,
-            });
+    let bad = |source| WorkflowError::Lock {
+        path: options.path.clone(),
+        source,
+    };
+    // The profile being locked (`existing`) and, for a profile lock, the whole map it goes
+    // back into (`store`).
+    let (existing, mut store) = match (read_any(&options.path)?, options.profile.as_deref()) {
+        (None, None) => (None, None),
+        (None, Some(_)) => (None, Some(ProfileLock::new(Form::McpSeal1))),
+        (Some(AnyLock::Plain(l)), None) => (Some(l), None),
+        (Some(AnyLock::Plain(_)), Some(name)) => {
+            return Err(bad(LockError::NotProfiled {
+                name: name.to_owned(),
+            }));
+        }
+        (Some(AnyLock::Profiles(p)), None) => {
+            return Err(bad(LockError::Profiles { names: p.names() }));
+        }
+        (Some(AnyLock::Profiles(p)), Some(name)) => (p.profile(name).ok(), Some(p)),
+    };
+    // Every profile of one lock is in one form.
+    let locked_form = existing.as_ref().map(|l| l.form).or_else(|| {
+        store
+            .as_ref()
+            .filter(|p| !p.profiles.is_empty())
+            .map(|p| p.form)
+    });
+    let form = match (options.form, locked_form) {
+        (Some(asked), Some(locked)) if asked != locked => {
+            return Err(WorkflowError::FormMismatch { locked, asked });
         }
         (Some(f), _) => f,
-        (None, Some(l)) => l.form,
+        (None, Some(locked)) => locked,
         (None, None) => Form::McpSeal1,
     };
     let pointers: Vec<Pointer> = match (&options.exclude, &existing) {
@@ -382,6 +461,7 @@ where
         outcome: LockOutcome::Volatile,
         written: false,
         lock: options.path.display().to_string(),
+        profile: options.profile.clone(),
         target: conn.target().display(),
         form,
         version: None,
@@ -398,7 +478,9 @@ where
         warnings: mcpseal_report::contradiction_warnings(&first.surface),
     };
     if hashed != again {
-        report.diff = engine::diff(&hashed, &again).into();
+        let mut diff = engine::diff(&hashed, &again);
+        name_profile(&mut diff, options.profile.as_deref());
+        report.diff = diff.into();
         return Ok(report);
     }
     if let Some(new) = &options.exclude
@@ -451,6 +533,7 @@ where
             }
             let mut kinds = comparison.kinds();
             kinds.any = kinds.any || anonymous_changed;
+            name_profile(&mut comparison.diff, options.profile.as_deref());
             report.diff = comparison.diff.into();
             decide_lock(
                 Some(&locked_version),
@@ -499,7 +582,14 @@ where
         if let Some(a) = &measured {
             a.store(&mut file.extra);
         }
-        crate::atomic::write_atomic(&options.path, file.render().as_bytes()).map_err(|source| {
+        let bytes = match (&mut store, options.profile.as_deref()) {
+            (Some(profiles), Some(name)) => {
+                profiles.set(name, file);
+                profiles.render()
+            }
+            _ => file.render(),
+        };
+        crate::atomic::write_atomic(&options.path, bytes.as_bytes()).map_err(|source| {
             WorkflowError::Write {
                 path: options.path.clone(),
                 source,
@@ -540,4 +630,20 @@ pub async fn run(
     let result = lock(&conn, reopen, options).await;
     conn.close().await;
     result.map_err(|e| e.with_server_stderr(&conn.diagnostics()))
+}
+
+#[cfg(test)]
+mod wait_tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_covers_the_anonymous_probes() {
+        let t = Duration::from_secs(2);
+        assert_eq!(default_lock_wait(t), Duration::from_secs(29));
+        let mut a = AnonymousOptions::default();
+        assert_eq!(lock_wait(t, Some(&a)), Duration::from_secs(2 * 22 + 5));
+        a.routes.push("/mcp/other".into());
+        assert_eq!(lock_wait(t, Some(&a)), Duration::from_secs(2 * 32 + 5));
+        assert!(lock_wait(t, Some(&a)) > default_lock_wait(t));
+    }
 }

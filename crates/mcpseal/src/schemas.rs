@@ -16,6 +16,10 @@ pub fn all() -> Vec<(&'static str, Value)> {
         "surface-lock.schema.json",
         mcpseal_surface::lock::lock_schema(),
     ));
+    all.push((
+        "surface-lock-profiles.schema.json",
+        mcpseal_surface::lock::profile_lock_schema(),
+    ));
     all.push(crate::replay::schema());
     all.extend(crate::index::schemas());
     all.push(("mcpseal-config.schema.json", crate::config::schema()));

@@ -401,6 +401,8 @@ pub async fn snapshot_anonymous_only(
         let record = gap.record.as_ref();
         let status = record.and_then(|r| r.http_status).unwrap_or(401);
         doc.counts.remove(key);
+        *doc.items.get_mut(kind) =
+            mcpseal_report::ListItems::Refused(mcpseal_report::RefusedMark::Refused);
         if let Some(list) = doc.surface.get_mut(key) {
             *list = serde_json::Value::String("refused".to_owned());
         }

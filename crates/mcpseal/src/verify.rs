@@ -17,7 +17,7 @@ use mcpseal_surface::lock::{Version, compare};
 
 use crate::anonymous::AnonymousOptions;
 use crate::check::remeasure;
-use crate::lock::{WorkflowError, anonymous_section, capture, read_lock, require_lock};
+use crate::lock::{WorkflowError, anonymous_section, capture, read_profile, require_lock};
 use crate::snapshot::SnapshotError;
 
 pub use mcpseal_report::VerifyReport;
@@ -31,6 +31,9 @@ pub struct VerifyOptions {
     pub page_cap: usize,
     /// How to re-measure anonymous access when the lock has it (`None`: `--no-anonymous`).
     pub anonymous: Option<AnonymousOptions>,
+    /// The lock's profile to judge (`--profile NAME`); required for a lock of profiles, refused
+    /// for a lock of one surface.
+    pub profile: Option<String>,
 }
 
 /// How [`run`] retries.
@@ -71,8 +74,8 @@ pub async fn verify(
     conn: &Connection,
     options: &VerifyOptions,
 ) -> Result<VerifyReport, WorkflowError> {
-    let lock =
-        read_lock(&options.path)?.ok_or_else(|| WorkflowError::NoLock(options.path.clone()))?;
+    let lock = read_profile(&options.path, options.profile.as_deref())?
+        .ok_or_else(|| WorkflowError::NoLock(options.path.clone()))?;
     // Can the endpoint say no? Asked before anything is captured, in the era the lock was
     // made in (the capture asks again in the era it finds).
     let era = lock
@@ -102,6 +105,7 @@ pub async fn verify(
         &mut comparison.diff,
     )
     .await?;
+    crate::lock::name_profile(&mut comparison.diff, options.profile.as_deref());
     let reported = captured.raw.reported_version();
     let reported_is_locked = reported.as_deref().and_then(|r| {
         let r = Version::parse(r).ok()?;
@@ -112,6 +116,7 @@ pub async fn verify(
         schema_version: 1,
         matches: comparison.matches() && anonymous_state != Some(AnonymousCheck::Changed),
         lock: options.path.display().to_string(),
+        profile: options.profile.clone(),
         target: conn.target().display(),
         locked_version: lock.declared.version.clone(),
         reported_version: reported,

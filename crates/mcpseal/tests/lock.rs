@@ -46,6 +46,7 @@ async fn lock_fixture(
             allow_rename: false,
             lock_wait: std::time::Duration::from_secs(60),
             anonymous: None,
+            profile: None,
         },
     )
     .await;

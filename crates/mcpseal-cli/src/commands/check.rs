@@ -13,6 +13,7 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let options = settings::options(&args.connect)?;
     let check_options = CheckOptions {
         path: args.lock.path.clone(),
+        profile: args.profile.profile.clone(),
         page_cap: args.report.page_cap.max(1),
         rules: settings::rule_options(&args.rules),
         version,

@@ -22,8 +22,17 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
     let version = settings::version_request(&args.version)?;
     let target = settings::target(&args.target)?;
     let options = settings::options(&args.connect)?;
+    let anonymous = if args.no_anonymous {
+        None
+    } else {
+        Some(settings::anonymous_options(
+            &args.anonymous_call,
+            args.anonymous,
+        )?)
+    };
     let lock_options = LockOptions {
         path: args.lock.path.clone(),
+        profile: args.profile.profile.clone(),
         form: args.form.map(settings::form),
         page_cap: args.report.page_cap.max(1),
         exclude: (!exclude.is_empty()).then_some(exclude),
@@ -32,16 +41,9 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         allow_rename: args.allow_rename,
         lock_wait: match &args.lock_timeout {
             Some(text) => settings::parse_duration(text)?,
-            None => mcpseal::lock::default_lock_wait(options.timeout),
+            None => mcpseal::lock::lock_wait(options.timeout, anonymous.as_ref()),
         },
-        anonymous: if args.no_anonymous {
-            None
-        } else {
-            Some(settings::anonymous_options(
-                &args.anonymous_call,
-                args.anonymous,
-            )?)
-        },
+        anonymous,
     };
     let report = mcpseal::lock::run(&target, options, &lock_options).await?;
     output::emit_doc(

@@ -30,6 +30,7 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
     };
     let verify_options = VerifyOptions {
         path: args.lock.path.clone(),
+        profile: args.profile.profile.clone(),
         page_cap: args.report.page_cap.max(1),
         anonymous: if args.no_anonymous {
             None

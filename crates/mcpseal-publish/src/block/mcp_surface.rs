@@ -96,6 +96,10 @@ pub struct McpSurfaceDeclaration {
     pub locked_at: String,
     /// Boolean anonymous answers, when known.
     pub answers: Option<BTreeMap<String, bool>>,
+    /// For an mcp-surface lock whose `declarada.conteudo` is a map of profiles: each profile's
+    /// own hash (`sha256(canonical(conteudo[P]))`, what `verificar --perfil P` expects) by
+    /// name; `sha256` is then the whole map's. `None` for a single surface.
+    pub profiles: Option<BTreeMap<String, String>>,
 }
 
 impl McpSurfaceDeclaration {
@@ -117,6 +121,7 @@ impl McpSurfaceDeclaration {
                 .collect()
         });
         Ok(Some(McpSurfaceDeclaration {
+            profiles: None,
             sha256: lock.declared.sha256.clone(),
             locked_at: lock.declared.version.clone(),
             answers,
@@ -175,6 +180,12 @@ pub fn from_mcp_surface_lock(text: &str) -> Result<McpSurfaceDeclaration, BlockE
         Ok(Some((versao, sha, conteudo)))
     };
     let (versao, sha256, _) = section("declarada")?.ok_or_else(|| bad("`declarada` is missing"))?;
+    let profiles = doc
+        .get("declarada")
+        .map(mcpseal_surface::lock::mcp_surface_profiles)
+        .transpose()
+        .map_err(|m| bad(&m))?
+        .flatten();
     let answers = section("semToken")?.and_then(|(_, _, c)| {
         let route = c.get("apiKeyAusente")?.get("POST /mcp")?.as_object()?;
         Some(
@@ -189,6 +200,7 @@ pub fn from_mcp_surface_lock(text: &str) -> Result<McpSurfaceDeclaration, BlockE
         sha256,
         locked_at: versao,
         answers,
+        profiles,
     })
 }
 
@@ -217,5 +229,29 @@ mod tests {
         let mut edited = lock.clone();
         edited["declarada"]["conteudo"]["tools"] = json!(null);
         assert!(from_mcp_surface_lock(&edited.to_string()).is_err());
+        assert_eq!(d.profiles, None, "a single surface has no profiles");
+    }
+
+    #[test]
+    fn reads_an_mcp_surface_profile_lock_with_a_hash_per_profile() {
+        let full =
+            json!({"initialize": {"capabilities": {}}, "tools": [{"name": "a"}, {"name": "b"}]});
+        let app = json!({"initialize": {"capabilities": {}}, "tools": [{"name": "a"}]});
+        let conteudo = json!({"full": full, "openai-app": app});
+        let lock = json!({"declarada": {"versao": "2.0.0", "sha256": sha256_hex(&jcs(&conteudo)), "conteudo": conteudo}});
+        let d = from_mcp_surface_lock(&lock.to_string()).expect("reads");
+        assert_eq!(
+            d.sha256,
+            sha256_hex(&jcs(&conteudo)),
+            "the whole map's hash"
+        );
+        let p = d.profiles.expect("profiles");
+        assert_eq!(p["full"], sha256_hex(&jcs(&full)));
+        assert_eq!(p["openai-app"], sha256_hex(&jcs(&app)));
+        // A profile that is not a surface is refused, naming it.
+        let bad = json!({"full": full, "x": {"tools": []}});
+        let lock = json!({"declarada": {"versao": "2.0.0", "sha256": sha256_hex(&jcs(&bad)), "conteudo": bad}});
+        let err = from_mcp_surface_lock(&lock.to_string()).expect_err("refused");
+        assert!(err.to_string().contains("declarada.conteudo.x"), "{err}");
     }
 }

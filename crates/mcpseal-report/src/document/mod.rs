@@ -26,7 +26,9 @@ pub use lock::{LockOutcome, LockRefusal, LockReport, RefusalReason};
 pub use probe::ProbeDocument;
 pub use rpc::RpcReport;
 pub use rules::RuleList;
-pub use snapshot::{RefusedList, Snapshot, contradiction_warnings};
+pub use snapshot::{
+    ListItems, RefusedList, RefusedMark, Snapshot, SnapshotItems, contradiction_warnings,
+};
 pub use verify::VerifyReport;
 
 use schemars::{Schema, SchemaGenerator, json_schema};

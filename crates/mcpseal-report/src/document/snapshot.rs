@@ -46,11 +46,11 @@ pub struct Snapshot {
     /// The fingerprint: SHA-256 of the canonical bytes.
     #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
     pub sha256: String,
-    /// Per-item hashes; a list that is not served is `null`.
-    #[schemars(with = "mcpseal_surface::lock::ItemsDocument")]
-    pub items: Items,
-    /// The canonical surface object.
-    #[schemars(with = "mcpseal_surface::lock::CanonicalSurface")]
+    /// Per-item hashes; a list that is not served is `null`, one refused to a client without
+    /// credentials (`--anonymous-only`) is `"refused"`.
+    pub items: SnapshotItems,
+    /// The canonical surface object (with `--anonymous-only`, a refused list is `"refused"`).
+    #[schemars(with = "mcpseal_surface::lock::AnonymousOnlySurface")]
     pub surface: Value,
     /// The server's name, when it gave one.
     pub server: Option<String>,
@@ -80,6 +80,86 @@ pub struct Snapshot {
     /// `"refused"` in `surface`), by list key.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub refused: BTreeMap<String, RefusedList>,
+}
+
+/// Per-item hashes of a snapshot, by list: the lock's per-item hashes, and `"refused"` for a
+/// list refused to a client without credentials (`snapshot --anonymous-only`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotItems {
+    /// Tools by `name`.
+    pub tools: ListItems,
+    /// Resources by `uri`.
+    pub resources: ListItems,
+    /// Resource templates by `uriTemplate`.
+    pub resource_templates: ListItems,
+    /// Prompts by `name`.
+    pub prompts: ListItems,
+}
+
+impl From<Items> for SnapshotItems {
+    fn from(i: Items) -> SnapshotItems {
+        SnapshotItems {
+            tools: ListItems::Listed(i.tools),
+            resources: ListItems::Listed(i.resources),
+            resource_templates: ListItems::Listed(i.resource_templates),
+            prompts: ListItems::Listed(i.prompts),
+        }
+    }
+}
+
+impl SnapshotItems {
+    /// The entry of list `kind`.
+    pub fn get_mut(&mut self, kind: ListKind) -> &mut ListItems {
+        match kind {
+            ListKind::Tools => &mut self.tools,
+            ListKind::Resources => &mut self.resources,
+            ListKind::ResourceTemplates => &mut self.resource_templates,
+            ListKind::Prompts => &mut self.prompts,
+        }
+    }
+}
+
+/// One list's per-item hashes in a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ListItems {
+    /// `"refused"`: refused without a credential (401/403), so nothing is known of its items.
+    Refused(RefusedMark),
+    /// Identity → hashes; `None` (JSON `null`) when not served.
+    Listed(Option<BTreeMap<String, mcpseal_surface::ItemHash>>),
+}
+
+impl Default for ListItems {
+    fn default() -> ListItems {
+        ListItems::Listed(None)
+    }
+}
+
+/// The string `"refused"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefusedMark {
+    /// `"refused"`.
+    #[serde(rename = "refused")]
+    Refused,
+}
+
+impl JsonSchema for ListItems {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ListItems".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let hash = generator.subschema_for::<mcpseal_surface::lock::ItemHashDocument>();
+        schemars::json_schema!({
+            "description": "Identity → hashes; `null` when not served; `\"refused\"` when refused without a credential (`--anonymous-only`).",
+            "oneOf": [
+                {"type": "null"},
+                {"type": "object", "additionalProperties": hash},
+                {"const": "refused"}
+            ]
+        })
+    }
 }
 
 /// A list refused to a client without credentials.
@@ -117,7 +197,7 @@ impl Snapshot {
             era: surface.era().as_str().to_owned(),
             protocol_version: surface.negotiated_version().map(str::to_owned),
             sha256: fp.sha256,
-            items: fp.items,
+            items: fp.items.into(),
             surface: Value::Null,
             server: surface.server_name().map(str::to_owned),
             counts,

@@ -28,6 +28,10 @@ pub struct VerifyReport {
     pub matches: bool,
     /// The lock file, as given.
     pub lock: String,
+    /// The lock's configuration profile this run judged (`--profile NAME`); absent for a lock
+    /// without named profiles. Every diff path then starts with `/profiles/NAME`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     /// The endpoint (URL or command line, credentials masked).
     pub target: String,
     /// The lock's version.

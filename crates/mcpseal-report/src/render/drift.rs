@@ -219,6 +219,9 @@ pub fn render_lock(
     if r.anonymous_skipped {
         text.push_str(SKIPPED_LINE);
     }
+    if let Some(p) = &r.profile {
+        let _ = writeln!(text, "profile  {p}");
+    }
     text.push_str(&render_changes_text(&r.diff, options.full));
     render(
         format,
@@ -326,6 +329,9 @@ pub fn render_check(
         let _ = writeln!(text, "exclude  {p} (not compared)");
     }
     text.push_str(anonymous_line(r.anonymous));
+    if let Some(p) = &r.profile {
+        let _ = writeln!(text, "profile  {p}");
+    }
     text.push_str(&render_changes_text(&r.diff, options.full));
     render(
         format,
@@ -419,6 +425,9 @@ pub fn render_verify(
         let _ = writeln!(text, "exclude  {p} (not compared)");
     }
     text.push_str(anonymous_line(r.anonymous));
+    if let Some(p) = &r.profile {
+        let _ = writeln!(text, "profile  {p}");
+    }
     text.push_str(&render_changes_text(&r.diff, options.full));
     render(
         format,

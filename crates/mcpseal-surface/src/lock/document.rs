@@ -107,29 +107,60 @@ impl JsonSchema for CanonicalSurface {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let era = generator.subschema_for::<mcpseal_protocol::Era>();
-        let list = json_schema!({
-            "oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "object"}}]
-        });
-        json_schema!({
-            "description": "The canonical surface object (SPEC.md section 6 or 8).",
-            "type": "object",
-            "properties": {
-                "form": {"const": "mcpseal/1"},
-                "era": era,
-                "server": {"oneOf": [{"type": "null"}, {"type": "object"}]},
-                "initialize": {"type": "object"},
-                "tools": list,
-                "resources": list,
-                "resourceTemplates": list,
-                "prompts": list
-            },
-            "oneOf": [
-                {"required": ["form", "era", "server"]},
-                {"required": ["initialize"]}
-            ]
-        })
+        surface_frame(generator, false)
     }
+}
+
+/// The surface object of a `snapshot --anonymous-only` document: [`CanonicalSurface`], where a
+/// list refused to a client without credentials is the string `"refused"` (never in a lock).
+#[derive(Debug, Clone, Copy)]
+pub struct AnonymousOnlySurface;
+
+impl JsonSchema for AnonymousOnlySurface {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AnonymousOnlySurface".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        surface_frame(generator, true)
+    }
+}
+
+/// The canonical surface's frame; with `refused`, a list may also be `"refused"`.
+fn surface_frame(generator: &mut SchemaGenerator, refused: bool) -> Schema {
+    let era = generator.subschema_for::<mcpseal_protocol::Era>();
+    let list = if refused {
+        json_schema!({
+            "oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "object"}},
+                      {"const": "refused"}]
+        })
+    } else {
+        json_schema!({
+            "oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "object"}}]
+        })
+    };
+    json_schema!({
+        "description": if refused {
+            "The canonical surface object (SPEC.md section 6 or 8); `\"refused\"` for a list refused without a credential (`snapshot --anonymous-only`)."
+        } else {
+            "The canonical surface object (SPEC.md section 6 or 8)."
+        },
+        "type": "object",
+        "properties": {
+            "form": {"const": "mcpseal/1"},
+            "era": era,
+            "server": {"oneOf": [{"type": "null"}, {"type": "object"}]},
+            "initialize": {"type": "object"},
+            "tools": list,
+            "resources": list,
+            "resourceTemplates": list,
+            "prompts": list
+        },
+        "oneOf": [
+            {"required": ["form", "era", "server"]},
+            {"required": ["initialize"]}
+        ]
+    })
 }
 
 impl JsonSchema for Form {
@@ -156,6 +187,104 @@ pub fn lock_schema() -> Value {
         .to_value()
 }
 
+/// A lock of named configuration profiles (`schemaVersion: 2`), as `mcpseal lock --profile`
+/// writes it (SPEC.md section 9).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(
+    title = "mcpseal surface lock file with profiles (schemaVersion 2)",
+    description = "surface.lock.json with named configuration profiles, as written by `mcpseal lock --profile NAME` (SPEC.md section 9). Each profile is a declared section with its own hash; `declared.sha256` = SHA-256 of the JCS bytes of {NAME: the profile's surface with its `exclude` applied}. The hash rules cannot be said in JSON Schema and are checked by every reader. A lock without profiles is schemaVersion 1 (surface-lock.schema.json).",
+    extend("$id" = "https://github.com/mcpseal/mcpseal/blob/main/schemas/surface-lock-profiles.schema.json")
+)]
+pub struct ProfileLockDocument {
+    /// Always 2.
+    #[schemars(schema_with = "const_two")]
+    pub schema_version: u64,
+    /// The canonical form of every profile's surface.
+    pub form: Form,
+    /// The declared section: a map of profiles.
+    pub declared: ProfilesDeclaredDocument,
+    /// Top-level keys this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The declared section of a profile lock.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProfilesDeclaredDocument {
+    /// SHA-256 (lowercase hex) of the JCS bytes of the map {NAME: surface after `exclude`}.
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub sha256: String,
+    /// The profiles by name (letters, digits, `-`, `_`, `.`).
+    #[schemars(length(min = 1))]
+    pub profiles: BTreeMap<String, ProfileDocument>,
+}
+
+/// One profile: a declared section, and its own anonymous section when measured.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileDocument {
+    /// The profile's declared section (its `sha256` is the hash of this profile alone).
+    #[serde(flatten)]
+    pub declared: DeclaredDocument,
+    /// Other keys of the profile (its `anonymous` section), kept verbatim.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The JSON Schema (2020-12) of a profile lock, generated from [`ProfileLockDocument`];
+/// committed as `schemas/surface-lock-profiles.schema.json` ([`super::PROFILE_LOCK_SCHEMA`]).
+pub fn profile_lock_schema() -> Value {
+    schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<ProfileLockDocument>()
+        .to_value()
+}
+
+/// `schemaVersion`: the integer 2.
+fn const_two(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "integer", "const": 2})
+}
+
+impl super::profiles::ProfileLock {
+    /// The file's content as a typed document (the same JSON [`Self::render`] writes).
+    pub fn document(&self) -> ProfileLockDocument {
+        ProfileLockDocument {
+            schema_version: super::file::PROFILES_SCHEMA_VERSION,
+            form: self.form,
+            declared: ProfilesDeclaredDocument {
+                sha256: self.sha256(),
+                profiles: self
+                    .profiles
+                    .iter()
+                    .map(|(n, p)| {
+                        (
+                            n.clone(),
+                            ProfileDocument {
+                                declared: declared_document(&p.declared),
+                                extra: p.extra.clone(),
+                            },
+                        )
+                    })
+                    .collect(),
+            },
+            extra: self.extra.clone(),
+        }
+    }
+}
+
+fn declared_document(d: &super::file::Declared) -> DeclaredDocument {
+    DeclaredDocument {
+        version: d.version.clone(),
+        sha256: d.sha256.clone(),
+        exclude: d.exclude.iter().map(|p| p.as_str().to_owned()).collect(),
+        items: d.items.clone(),
+        surface: d.surface.clone(),
+    }
+}
+
 /// `schemaVersion`: the integer 1.
 fn const_one(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": "integer", "const": 1})
@@ -164,17 +293,10 @@ fn const_one(_: &mut SchemaGenerator) -> Schema {
 impl LockFile {
     /// The file's content as a typed document (the same JSON [`LockFile::render`] writes).
     pub fn document(&self) -> LockDocument {
-        let d = &self.declared;
         LockDocument {
             schema_version: LOCK_SCHEMA_VERSION,
             form: self.form,
-            declared: DeclaredDocument {
-                version: d.version.clone(),
-                sha256: d.sha256.clone(),
-                exclude: d.exclude.iter().map(|p| p.as_str().to_owned()).collect(),
-                items: d.items.clone(),
-                surface: d.surface.clone(),
-            },
+            declared: declared_document(&self.declared),
             extra: self.extra.clone(),
         }
     }
@@ -195,6 +317,21 @@ mod tests {
         let ex = vec![Pointer::parse("/resources").expect("pointer")];
         let mut lock = LockFile::new(Form::McpSeal1, Declared::new(&v, surface, ex));
         lock.extra.insert("anonymous".into(), json!({"x": 1}));
+        let rendered: Value = serde_json::from_str(&lock.render()).expect("JSON");
+        let typed = serde_json::to_value(lock.document()).expect("serialises");
+        assert_eq!(rendered, typed);
+    }
+
+    #[test]
+    fn the_profile_document_is_what_render_writes() {
+        let v = Version::parse("1.0.0").expect("version");
+        let surface = json!({"form": "mcpseal/1", "era": "2026-07-28", "server": {},
+            "tools": [], "resources": [], "resourceTemplates": null, "prompts": []});
+        let mut one = LockFile::new(Form::McpSeal1, Declared::new(&v, surface, vec![]));
+        one.extra.insert("anonymous".into(), json!({"x": 1}));
+        let mut lock = crate::lock::ProfileLock::new(Form::McpSeal1);
+        lock.set("full", one.clone());
+        lock.set("ro", one);
         let rendered: Value = serde_json::from_str(&lock.render()).expect("JSON");
         let typed = serde_json::to_value(lock.document()).expect("serialises");
         assert_eq!(rendered, typed);

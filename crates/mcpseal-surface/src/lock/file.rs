@@ -35,8 +35,14 @@ use super::version::{Version, VersionError};
 use crate::jcs::{jcs, sha256_hex};
 use crate::surface::Form;
 
-/// The lock-file format version this code reads and writes.
+/// The lock-file format version of a lock without named profiles (this module's
+/// [`LockFile`]): byte-for-byte the format from before profiles.
 pub const LOCK_SCHEMA_VERSION: u64 = 1;
+
+/// The lock-file format version of a lock whose declared section is a map of named profiles
+/// ([`super::profiles::ProfileLock`]). Readers of version 1 only refuse it
+/// ([`LockError::Newer`]).
+pub const PROFILES_SCHEMA_VERSION: u64 = 2;
 
 /// A lock file.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,11 +113,35 @@ pub enum LockError {
     NotJson(String),
     /// Written by a newer mcpseal.
     #[error(
-        "the lock file has `schemaVersion` {found}; this mcpseal reads version {LOCK_SCHEMA_VERSION}"
+        "the lock file has `schemaVersion` {found}; this mcpseal reads versions {LOCK_SCHEMA_VERSION} and {PROFILES_SCHEMA_VERSION}"
     )]
     Newer {
         /// The version found.
         found: u64,
+    },
+    /// A lock with named profiles (`schemaVersion: 2`) where one surface was expected: the
+    /// caller reads one profile of it ([`super::profiles::AnyLock`]) or refuses it.
+    #[error(
+        "the lock file holds configuration profiles ({}; `schemaVersion` 2), not one surface",
+        if names.is_empty() { "none named".to_owned() } else { names.join(", ") }
+    )]
+    Profiles {
+        /// The profile names.
+        names: Vec<String>,
+    },
+    /// A profile the lock does not have.
+    #[error("the lock file has no profile `{name}` (it has: {})", if have.is_empty() { "none".to_owned() } else { have.join(", ") })]
+    NoProfile {
+        /// The profile asked for.
+        name: String,
+        /// The profiles the lock has.
+        have: Vec<String>,
+    },
+    /// A lock without profiles where a profile was asked for (or the reverse on write).
+    #[error("the lock file has no named profiles; `--profile {name}` needs a lock with profiles")]
+    NotProfiled {
+        /// The profile asked for.
+        name: String,
     },
     /// JSON, but not a lock file of this shape.
     #[error("the lock file is malformed: {0}")]
@@ -147,6 +177,15 @@ impl LockError {
                 "restore it from version control (`git checkout -- surface.lock.json`) or delete it and run `mcpseal lock`"
             }
             LockError::Newer { .. } => "upgrade mcpseal to the version that wrote this lock file",
+            LockError::Profiles { .. } => {
+                "pass `--profile NAME` to pick one profile (`check` and `verify` read them all by default); this command reads one surface"
+            }
+            LockError::NoProfile { .. } => {
+                "pass one of the lock's profiles, or lock this one first: `mcpseal lock --profile NAME TARGET`"
+            }
+            LockError::NotProfiled { .. } => {
+                "drop `--profile` for this lock, or lock profiles into another file (`--lock FILE`): a lock holds either one surface or named profiles"
+            }
             LockError::EditedByHand { .. } | LockError::Version(_) | LockError::Pointer(_) => {
                 "lock files are written by `mcpseal lock` only: restore it with `git checkout -- surface.lock.json`, or delete it and run `mcpseal lock`"
             }
@@ -169,78 +208,39 @@ impl LockFile {
     /// # Errors
     /// [`LockError`]: conflict markers, not JSON, newer schema, wrong shape, edited by hand.
     pub fn parse(text: &str) -> Result<LockFile, LockError> {
-        if let Some(i) = text.lines().position(|l| {
-            l.starts_with("<<<<<<<") || l.starts_with(">>>>>>>") || l.starts_with("=======")
-        }) {
-            return Err(LockError::Conflict { line: i + 1 });
-        }
-        let doc: Value =
-            serde_json::from_str(text).map_err(|e| LockError::NotJson(e.to_string()))?;
-        let Value::Object(mut top) = doc else {
-            return Err(LockError::Shape("the top level is not an object".into()));
-        };
+        let mut top = parse_top(text)?;
         let shape = |m: &str| LockError::Shape(m.to_owned());
-        match top.remove("schemaVersion") {
-            Some(Value::Number(n)) => match n.as_u64() {
-                Some(LOCK_SCHEMA_VERSION) => {}
-                Some(found) if found > LOCK_SCHEMA_VERSION => {
-                    return Err(LockError::Newer { found });
-                }
-                _ => return Err(shape("`schemaVersion` must be 1")),
-            },
-            _ => return Err(shape("`schemaVersion` is missing")),
+        match top.remove("schemaVersion").as_ref().and_then(Value::as_u64) {
+            Some(LOCK_SCHEMA_VERSION) => {}
+            Some(PROFILES_SCHEMA_VERSION) => {
+                let names = top
+                    .get("declared")
+                    .and_then(|d| d.get("profiles"))
+                    .and_then(Value::as_object)
+                    .map(|p| p.keys().cloned().collect())
+                    .unwrap_or_default();
+                return Err(LockError::Profiles { names });
+            }
+            Some(found) if found > PROFILES_SCHEMA_VERSION => {
+                return Err(LockError::Newer { found });
+            }
+            Some(_) => return Err(shape("`schemaVersion` must be 1 or 2")),
+            None => return Err(shape("`schemaVersion` is missing")),
         }
-        let form = match top.remove("form") {
-            Some(Value::String(f)) => f
-                .parse::<Form>()
-                .map_err(|_| LockError::Shape(format!("unknown form `{f}`")))?,
-            _ => return Err(shape("`form` is missing")),
-        };
-        let Some(Value::Object(mut d)) = top.remove("declared") else {
+        let form = parse_form(&mut top)?;
+        if top
+            .get("declared")
+            .and_then(|d| d.get("profiles"))
+            .is_some()
+        {
+            return Err(shape(
+                "a lock of `schemaVersion` 1 has no `declared.profiles`",
+            ));
+        }
+        let Some(Value::Object(d)) = top.remove("declared") else {
             return Err(shape("`declared` is missing"));
         };
-        let text_of = |d: &mut Map<String, Value>, k: &str| match d.remove(k) {
-            Some(Value::String(s)) => Ok(s),
-            _ => Err(LockError::Shape(format!("`declared.{k}` must be a string"))),
-        };
-        let version = text_of(&mut d, "version")?;
-        Version::parse(&version).map_err(LockError::Version)?;
-        let sha256 = text_of(&mut d, "sha256")?;
-        let exclude = match d.remove("exclude") {
-            None => Vec::new(),
-            Some(Value::Array(list)) => list
-                .iter()
-                .map(|p| match p {
-                    Value::String(s) => Pointer::parse(s).map_err(LockError::Pointer),
-                    _ => Err(shape("`declared.exclude` must hold strings")),
-                })
-                .collect::<Result<_, _>>()?,
-            Some(_) => return Err(shape("`declared.exclude` must be an array")),
-        };
-        let surface = match d.remove("surface") {
-            Some(s @ Value::Object(_)) => s,
-            _ => return Err(shape("`declared.surface` must be an object")),
-        };
-        let items = d.remove("items").unwrap_or(Value::Null);
-        let fresh = Declared::new(
-            &Version::parse(&version).map_err(LockError::Version)?,
-            surface,
-            exclude,
-        );
-        if fresh.sha256 != sha256 {
-            return Err(LockError::EditedByHand {
-                field: "sha256",
-                stored: short(&sha256),
-                computed: short(&fresh.sha256),
-            });
-        }
-        if fresh.items != items {
-            return Err(LockError::EditedByHand {
-                field: "items",
-                stored: short(&sha256_hex(&jcs(&items))),
-                computed: short(&sha256_hex(&jcs(&fresh.items))),
-            });
-        }
+        let fresh = parse_declared(d, "declared")?;
         Ok(LockFile {
             form,
             declared: fresh,
@@ -255,12 +255,8 @@ impl LockFile {
         out.push_str(&format!("  \"schemaVersion\": {LOCK_SCHEMA_VERSION},\n"));
         out.push_str(&format!("  \"form\": {},\n", quote(self.form.as_str())));
         out.push_str("  \"declared\": {\n");
-        out.push_str(&format!("    \"version\": {},\n", quote(&d.version)));
-        out.push_str(&format!("    \"sha256\": {},\n", quote(&d.sha256)));
-        let exclude = Value::Array(d.exclude.iter().map(|p| Value::from(p.as_str())).collect());
-        out.push_str(&format!("    \"exclude\": {},\n", pretty(&exclude, 2)));
-        out.push_str(&format!("    \"items\": {},\n", pretty(&d.items, 2)));
-        out.push_str(&format!("    \"surface\": {}\n", pretty(&d.surface, 2)));
+        out.push_str(&render_declared(d, 1));
+        out.push('\n');
         out.push_str("  }");
         let mut extra: Vec<(&String, &Value)> = self.extra.iter().collect();
         extra.sort_by(|a, b| crate::jcs::utf16_cmp(a.0, b.0));
@@ -272,11 +268,105 @@ impl LockFile {
     }
 }
 
-fn short(hex: &str) -> String {
+/// The top-level object of a lock file's text: conflict markers and invalid JSON refused
+/// first (so the user is told the real trouble, not a shape error).
+pub(crate) fn parse_top(text: &str) -> Result<Map<String, Value>, LockError> {
+    if let Some(i) = text.lines().position(|l| {
+        l.starts_with("<<<<<<<") || l.starts_with(">>>>>>>") || l.starts_with("=======")
+    }) {
+        return Err(LockError::Conflict { line: i + 1 });
+    }
+    let doc: Value = serde_json::from_str(text).map_err(|e| LockError::NotJson(e.to_string()))?;
+    match doc {
+        Value::Object(top) => Ok(top),
+        _ => Err(LockError::Shape("the top level is not an object".into())),
+    }
+}
+
+/// The lock's `form`, taken out of the top-level object.
+pub(crate) fn parse_form(top: &mut Map<String, Value>) -> Result<Form, LockError> {
+    match top.remove("form") {
+        Some(Value::String(f)) => f
+            .parse::<Form>()
+            .map_err(|_| LockError::Shape(format!("unknown form `{f}`"))),
+        _ => Err(LockError::Shape("`form` is missing".into())),
+    }
+}
+
+/// One declared section (`declared`, or one profile of `declared.profiles` at `at`) read and
+/// checked: the stored hash and items must be those of the stored surface after the stored
+/// exclusions. The keys it knows are taken out of `d`; the rest is left for the caller.
+pub(crate) fn parse_declared(mut d: Map<String, Value>, at: &str) -> Result<Declared, LockError> {
+    let shape = |m: String| LockError::Shape(m);
+    let text_of = |d: &mut Map<String, Value>, k: &str| match d.remove(k) {
+        Some(Value::String(s)) => Ok(s),
+        _ => Err(LockError::Shape(format!("`{at}.{k}` must be a string"))),
+    };
+    let version = text_of(&mut d, "version")?;
+    let parsed = Version::parse(&version).map_err(LockError::Version)?;
+    let sha256 = text_of(&mut d, "sha256")?;
+    let exclude = match d.remove("exclude") {
+        None => Vec::new(),
+        Some(Value::Array(list)) => list
+            .iter()
+            .map(|p| match p {
+                Value::String(s) => Pointer::parse(s).map_err(LockError::Pointer),
+                _ => Err(shape(format!("`{at}.exclude` must hold strings"))),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(shape(format!("`{at}.exclude` must be an array"))),
+    };
+    let surface = match d.remove("surface") {
+        Some(s @ Value::Object(_)) => s,
+        _ => return Err(shape(format!("`{at}.surface` must be an object"))),
+    };
+    let items = d.remove("items").unwrap_or(Value::Null);
+    let fresh = Declared::new(&parsed, surface, exclude);
+    if fresh.sha256 != sha256 {
+        return Err(LockError::EditedByHand {
+            field: "sha256",
+            stored: short(&sha256),
+            computed: short(&fresh.sha256),
+        });
+    }
+    if fresh.items != items {
+        return Err(LockError::EditedByHand {
+            field: "items",
+            stored: short(&sha256_hex(&jcs(&items))),
+            computed: short(&sha256_hex(&jcs(&fresh.items))),
+        });
+    }
+    Ok(fresh)
+}
+
+/// The body of one declared section at `depth` (its fields in the fixed order, JCS below),
+/// without the braces: shared by `declared` and every profile.
+pub(crate) fn render_declared(d: &Declared, depth: usize) -> String {
+    let pad = "  ".repeat(depth + 1);
+    let exclude = Value::Array(d.exclude.iter().map(|p| Value::from(p.as_str())).collect());
+    let mut out = String::new();
+    out.push_str(&format!("{pad}\"version\": {},\n", quote(&d.version)));
+    out.push_str(&format!("{pad}\"sha256\": {},\n", quote(&d.sha256)));
+    out.push_str(&format!(
+        "{pad}\"exclude\": {},\n",
+        pretty(&exclude, depth + 1)
+    ));
+    out.push_str(&format!(
+        "{pad}\"items\": {},\n",
+        pretty(&d.items, depth + 1)
+    ));
+    out.push_str(&format!(
+        "{pad}\"surface\": {}",
+        pretty(&d.surface, depth + 1)
+    ));
+    out
+}
+
+pub(crate) fn short(hex: &str) -> String {
     hex.chars().take(12).collect()
 }
 
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     String::from_utf8(jcs(&Value::from(s))).unwrap_or_default()
 }
 
@@ -438,8 +528,8 @@ mod tests {
             Err(LockError::Conflict { line: 1 })
         );
         assert!(matches!(LockFile::parse("{"), Err(LockError::NotJson(_))));
-        let newer = text.replace("\"schemaVersion\": 1", "\"schemaVersion\": 2");
-        assert_eq!(LockFile::parse(&newer), Err(LockError::Newer { found: 2 }));
+        let newer = text.replace("\"schemaVersion\": 1", "\"schemaVersion\": 3");
+        assert_eq!(LockFile::parse(&newer), Err(LockError::Newer { found: 3 }));
         assert!(matches!(LockFile::parse("[]"), Err(LockError::Shape(_))));
         let bad_version = text.replace("\"version\": \"1.0.0\"", "\"version\": \"latest\"");
         assert!(matches!(

@@ -455,6 +455,7 @@ pub async fn run(options: &InitOptions) -> Result<InitReport, InitError> {
             lock_wait: crate::lock::default_lock_wait(connect.timeout),
             // Anonymous access is measured only when asked (`mcpseal lock --anonymous`).
             anonymous: None,
+            profile: None,
             // The first lock: there is no earlier name to differ from.
             allow_rename: false,
         };
