@@ -280,15 +280,12 @@ fn write_dependency(dir: &std::path::Path, name: &str, version: &str) {
     std::fs::create_dir_all(dir).expect("dir");
     let manifest = serde_json::json!({"name": name, "version": version, "main": "index.js",
         "bin": {name.rsplit('/').next().unwrap_or(name): "index.js"}});
-    #[expect(clippy::disallowed_methods, reason = "test fixture files")]
-    {
-        std::fs::write(dir.join("package.json"), manifest.to_string()).expect("package.json");
-        std::fs::write(
-            dir.join("index.js"),
-            format!("module.exports = {name:?};\n"),
-        )
-        .expect("index.js");
-    }
+    std::fs::write(dir.join("package.json"), manifest.to_string()).expect("package.json");
+    std::fs::write(
+        dir.join("index.js"),
+        format!("module.exports = {name:?};\n"),
+    )
+    .expect("index.js");
 }
 
 /// The fixture server's `release` with `dependencies` added to its package.json.
@@ -302,7 +299,6 @@ fn write_with_dependencies(
     let mut manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
     manifest["dependencies"] = deps;
-    #[expect(clippy::disallowed_methods, reason = "test fixture file")]
     std::fs::write(&path, manifest.to_string()).expect("package.json");
 }
 

@@ -200,12 +200,10 @@ pub(crate) fn derive(
                 return Ok(());
             }
             std::os::unix::fs::symlink(link, &target)?;
-        } else if kind.is_file() {
-            if failed_link || std::fs::hard_link(path, &target).is_err() {
-                // Another filesystem, a link limit: a copy (mode kept, so read-only too).
-                failed_link = true;
-                std::fs::copy(path, &target)?;
-            }
+        } else if kind.is_file() && (failed_link || std::fs::hard_link(path, &target).is_err()) {
+            // Another filesystem, a link limit: a copy (mode kept, so read-only too).
+            failed_link = true;
+            std::fs::copy(path, &target)?;
         }
         Ok(())
     })?;
@@ -274,7 +272,6 @@ mod tests {
         let nm = dir.path().join("node_modules");
         std::fs::create_dir_all(&nm).expect("nm");
         let write = |doc: Value| {
-            #[expect(clippy::disallowed_methods, reason = "test fixture file")]
             std::fs::write(nm.join(".package-lock.json"), doc.to_string()).expect("lock");
         };
         write(serde_json::json!({"packages": {
