@@ -7,6 +7,9 @@
 //! sources-v1/<kind>/<name>/<version>-<key16>/        the install (npm prefix, venv, checkout)
 //! sources-v1/<kind>/<name>/<version>-<key16>.lock    advisory lock (flock) held while installing
 //! sources-v1/<kind>/<name>/<version>-<key16>/.mcpseal-installed.json   the completion marker
+//! sources-v1/npm-trees/<name>/<treekey16>/          one npm install shared by the versions
+//!                                                    declaring the same dependencies (same
+//!                                                    lock and marker scheme; see install::npm_tree)
 //! git-v1/<name>-<key16>.git                           bare mirrors of git sources
 //! ```
 //!
@@ -64,6 +67,15 @@ impl Cache {
             .join(kind)
             .join(name)
             .join(format!("{}-{key}", crate::source::sanitize(version)))
+    }
+
+    /// The shared dependency tree of an npm package for one tree key.
+    pub(crate) fn npm_tree_dir(&self, name: &str, key: &str) -> PathBuf {
+        self.root
+            .join("sources-v1")
+            .join("npm-trees")
+            .join(name)
+            .join(key)
     }
 
     /// The bare mirror of a git source.

@@ -274,3 +274,207 @@ fn concurrent_installs_of_one_version_install_once() {
     let other = sources(&cache, registry.npm_env());
     assert!(rt.block_on(other.install(&src, &v)).expect("reused").reused);
 }
+
+/// Writes a dependency-free package `name@version` whose `index.js` exports its name.
+fn write_dependency(dir: &std::path::Path, name: &str, version: &str) {
+    std::fs::create_dir_all(dir).expect("dir");
+    let manifest = serde_json::json!({"name": name, "version": version, "main": "index.js",
+        "bin": {name.rsplit('/').next().unwrap_or(name): "index.js"}});
+    std::fs::write(dir.join("package.json"), manifest.to_string()).expect("package.json");
+    std::fs::write(
+        dir.join("index.js"),
+        format!("module.exports = {name:?};\n"),
+    )
+    .expect("index.js");
+}
+
+/// The fixture server's `release` with `dependencies` added to its package.json.
+fn write_with_dependencies(
+    dir: &std::path::Path,
+    release: &mcpseal_fixtures::packages::Release,
+    deps: serde_json::Value,
+) {
+    mcpseal_fixtures::packages::write_npm_package(dir, release);
+    let path = dir.join("package.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
+    manifest["dependencies"] = deps;
+    std::fs::write(&path, manifest.to_string()).expect("package.json");
+}
+
+#[cfg(unix)]
+fn inode(p: &std::path::Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .ino()
+}
+
+/// Every entry below `root` (relative path → file bytes and read/exec bits, or link target).
+#[cfg(unix)]
+fn layout(root: &std::path::Path) -> std::collections::BTreeMap<String, (Vec<u8>, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
+            let p = e.path();
+            let rel = p
+                .strip_prefix(root)
+                .expect("below")
+                .to_string_lossy()
+                .into_owned();
+            let meta = std::fs::symlink_metadata(&p).expect("meta");
+            if meta.is_dir() {
+                stack.push(p);
+            } else if meta.file_type().is_symlink() {
+                let target = std::fs::read_link(&p).expect("link");
+                out.insert(rel, (target.to_string_lossy().into_owned().into_bytes(), 0));
+            } else if rel != ".package-lock.json" {
+                let mode = meta.permissions().mode() & 0o555;
+                out.insert(rel, (std::fs::read(&p).expect("read"), mode));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(unix)]
+#[test]
+fn versions_declaring_the_same_dependencies_share_one_tree() {
+    let work = tempfile::tempdir().expect("work");
+    let registry = Verdaccio::start(&work.path().join("verdaccio"));
+    for dep in ["@mcpseal-test/dep-a", "@mcpseal-test/dep-b"] {
+        let dir = work.path().join(dep);
+        write_dependency(&dir, dep, "1.0.0");
+        registry.publish(&dir, false);
+    }
+    let history = mcpseal_fixtures::packages::npm_history();
+    let a = serde_json::json!({"@mcpseal-test/dep-a": "^1.0.0"});
+    let ab = serde_json::json!({"@mcpseal-test/dep-b": "^1.0.0", "@mcpseal-test/dep-a": "^1.0.0"});
+    // 1.0.0 and 1.1.0 declare the same dependencies; 1.1.1 adds one.
+    for (release, deps) in [(&history[0], &a), (&history[1], &a), (&history[2], &ab)] {
+        let dir = work.path().join(format!("pkg-{}", release.version));
+        write_with_dependencies(&dir, release, deps.clone());
+        registry.publish(&dir, false);
+    }
+    let cache = work.path().join("cache");
+    let s = sources(&cache, registry.npm_env());
+    let src = source(&registry.url());
+    let rt = rt();
+    let list = rt
+        .block_on(s.versions(&src, &VersionQuery::default()))
+        .expect("versions");
+    let installed: Vec<_> = list
+        .versions
+        .iter()
+        .map(|v| {
+            rt.block_on(s.install(&src, v))
+                .unwrap_or_else(|e| panic!("{}: {e} {:?}", v.version, e.log_tail))
+        })
+        .collect();
+    assert_eq!(
+        installed
+            .iter()
+            .map(|i| i.version.as_str())
+            .collect::<Vec<_>>(),
+        ["1.0.0", "1.1.0", "1.1.1"]
+    );
+
+    // Two trees were installed by npm: one for {dep-a} (from 1.0.0), one for {dep-a, dep-b}.
+    let trees_root = cache.join("sources-v1").join("npm-trees");
+    let mut made_from: Vec<String> = support::files_under(&trees_root)
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n == mcpseal_sources::cache::MARKER)
+        })
+        .map(|p| {
+            let rec: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&p).expect("marker")).expect("json");
+            assert_eq!(rec["shareable"], true);
+            rec["installedFrom"]
+                .as_str()
+                .expect("installedFrom")
+                .to_owned()
+        })
+        .collect();
+    made_from.sort();
+    assert_eq!(made_from, ["1.0.0", "1.1.1"]);
+
+    // Same dependencies: the same inode; a different dependency set: its own.
+    let dep_file = |i: usize| {
+        installed[i]
+            .dir
+            .join("node_modules/@mcpseal-test/dep-a/index.js")
+    };
+    assert_eq!(inode(&dep_file(0)), inode(&dep_file(1)));
+    assert_ne!(inode(&dep_file(1)), inode(&dep_file(2)));
+    assert!(
+        installed[2]
+            .dir
+            .join("node_modules/@mcpseal-test/dep-b/index.js")
+            .is_file()
+    );
+    assert!(
+        !installed[1]
+            .dir
+            .join("node_modules/@mcpseal-test/dep-b")
+            .exists()
+    );
+    // Shared files carry no write bit (root ignores it; the sandbox's Landlock rules do not
+    // depend on it: the install directory is read/execute only).
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dep_file(0))
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o222, 0, "{mode:o}");
+    }
+    // Each version's own files are its own (verified tarball), not the tree's.
+    for i in &installed {
+        let own = i.dir.join("node_modules").join(NPM_NAME);
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(own.join("package.json")).expect("own"))
+                .expect("json");
+        assert_eq!(manifest["version"], i.version.as_str());
+    }
+    assert_ne!(
+        inode(
+            &installed[0]
+                .dir
+                .join("node_modules")
+                .join(NPM_NAME)
+                .join("server.js")
+        ),
+        inode(
+            &installed[1]
+                .dir
+                .join("node_modules")
+                .join(NPM_NAME)
+                .join("server.js")
+        )
+    );
+
+    // The laid-out version is what npm itself made from the same tarball: 1.1.1's tree was
+    // npm's install of 1.1.1 (files, bytes, read/exec bits, .bin links).
+    let tree_of_111 = support::files_under(&trees_root)
+        .into_iter()
+        .find(|p| p.ends_with("node_modules/@mcpseal-test/dep-b/index.js"))
+        .and_then(|p| p.ancestors().nth(3).map(std::path::Path::to_owned))
+        .expect("the tree with dep-b");
+    assert_eq!(
+        layout(&installed[2].dir.join("node_modules")),
+        layout(&tree_of_111),
+    );
+
+    // And every version speaks under the sandbox, from its own files.
+    let names_of = |idx: usize| {
+        let plan = launch::plan(&installed[idx], &launch_options()).expect("plan");
+        speak(&plan).map(|s| tool_names(&s))
+    };
+    assert_eq!(names_of(0).expect("1.0.0"), ["echo", "add"]);
+    assert_eq!(names_of(1).expect("1.1.0"), ["echo", "add", "time"]);
+    assert_eq!(names_of(2).expect("1.1.1"), ["echo", "add", "time"]);
+}

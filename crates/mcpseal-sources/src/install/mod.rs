@@ -6,6 +6,8 @@
 
 mod git;
 mod npm;
+mod npm_tarball;
+mod npm_tree;
 pub(crate) mod pypi;
 
 use std::path::{Path, PathBuf};
