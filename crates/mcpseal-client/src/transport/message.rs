@@ -13,12 +13,12 @@ use crate::error::TransportError;
 /// The text is kept because a proxy forwards messages untouched: re-serialising the value
 /// would reorder keys and reformat numbers.
 ///
-/// A large message read from a server ([`LAZY_RESULT_BYTES`] or more) that carries a `result`
+/// A large message read from a server (64 KiB or more) that carries a `result`
 /// is parsed lazily: the reader validates all of it (exactly what a `Value` parse accepts),
 /// parses every member but `result`, and notes where `result`'s text is. [`Message::value`]
 /// parses the whole text on first use, so every reader sees the same value as ever; a caller
 /// that only needs the result's bytes (a capture's list page) takes them without the value tree
-/// ([`Message::into_raw_result`]).
+/// (`Message::into_raw_result`, crate-private).
 #[derive(Debug, Clone)]
 pub struct Message {
     text: String,
