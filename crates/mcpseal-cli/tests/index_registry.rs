@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::Output;
 
 use assert_cmd::Command;
-use lock_support::{Work, base_surface, without_tool};
+use lock_support::{Work, assert_schema, base_surface, without_tool};
 use mcpseal_fixtures::packages::{NPM_NAME, Verdaccio};
 use mcpseal_fixtures::{HttpFixture, RegistryFixture};
 use mcpseal_publish::keys::{MCPSEAL_KEY, PUBLISHER_PROVIDED, SERVER_SCHEMA_URL};
@@ -39,16 +39,6 @@ fn ok(out: &Output) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-fn schema_check(doc: &Value) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/index-run.schema.json");
-    let schema: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("committed schema"))
-            .expect("json");
-    let v = jsonschema::validator_for(&schema).expect("compiles");
-    let errors: Vec<String> = v.iter_errors(doc).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{errors:?}");
 }
 
 fn row<'a>(doc: &'a Value, id: &str) -> &'a Value {
@@ -217,7 +207,7 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     );
     ok(&out);
     let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
-    schema_check(&doc);
+    assert_schema("index-run.schema.json", &doc);
     let weather = row(&doc, "io.github.me-weather");
     assert_eq!(weather["state"], "ready", "{weather:#}");
     assert_eq!(weather["kind"], "registry");
@@ -276,7 +266,7 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     let out = mcpseal(dir, &env, &args);
     ok(&out);
     let one: Value = serde_json::from_slice(&out.stdout).expect("json");
-    schema_check(&one);
+    assert_schema("index-run.schema.json", &one);
     assert_eq!(one["rows"].as_array().map(Vec::len), Some(1));
     assert_eq!(&one["rows"][0], weather);
     assert!(w.path("again/rerun-io.github.me-weather.json").is_file());
