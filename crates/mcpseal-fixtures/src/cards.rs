@@ -94,7 +94,8 @@ fn serve(card: &Card, headers: &HeaderMap, bare: bool, log: Option<&std::path::P
         } else {
             "no"
         };
-        let _ = writeln!(f, "GET {} authorization={auth}", card.path);
+        // One `write` per line: concurrent requests append to the same log.
+        let _ = f.write_all(format!("GET {} authorization={auth}\n", card.path).as_bytes());
     }
     if bare {
         return (

@@ -121,7 +121,8 @@ pub fn record(knobs: &Knobs, name: &str) {
         .append(true)
         .open(path);
     if let Ok(mut f) = file {
-        let _ = writeln!(f, "{name}");
+        // One `write` per line: concurrent calls append to the same log.
+        let _ = f.write_all(format!("{name}\n").as_bytes());
     }
 }
 

@@ -4,7 +4,9 @@
 use std::io::Write;
 use std::path::Path;
 
-/// Appends this process's `PID PGID` line to `file`.
+/// Appends this process's `PID PGID` line to `file`, whole in one `write`: the server and its
+/// grandchildren record at the same moment, and `writeln!` would issue one `write` per
+/// formatted piece, so two processes' lines could interleave (`2191021909 2190821908`).
 pub fn record(file: &Path) -> std::io::Result<()> {
     let pid = std::process::id();
     let pgid = nix::unistd::getpgrp();
@@ -12,5 +14,5 @@ pub fn record(file: &Path) -> std::io::Result<()> {
         .create(true)
         .append(true)
         .open(file)?;
-    writeln!(f, "{pid} {pgid}")
+    f.write_all(format!("{pid} {pgid}\n").as_bytes())
 }

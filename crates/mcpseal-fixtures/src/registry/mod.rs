@@ -92,7 +92,8 @@ async fn gate(State(r): State<Shared>, request: Request, next: Next) -> Response
             .append(true)
             .open(path)
         {
-            let _ = writeln!(f, "{} {target}", request.method());
+            // One `write` per line: concurrent requests append to the same log.
+            let _ = f.write_all(format!("{} {target}\n", request.method()).as_bytes());
         }
     }
     if r.seen.fetch_add(1, Ordering::SeqCst) < r.settings.fail {
