@@ -35,6 +35,7 @@ pub mod keys;
 mod list;
 pub mod method;
 pub mod mrtr;
+mod prompt;
 mod request;
 mod revision;
 pub mod routing;
@@ -47,6 +48,7 @@ pub use capture::{
 pub use identity::{server_info, server_name, server_version};
 pub use list::ListKind;
 pub use method::is_modern_error_code;
+pub use prompt::prompt_get_params;
 pub use request::{
     Envelope, HeaderEdit, Request, Wait, client_info, decode_header_value, encode_header_value,
 };

@@ -296,27 +296,12 @@ fn probes(
     if let Some(uri) = first(ListKind::Resources).and_then(|r| r.get("uri").cloned()) {
         out.push((method::RESOURCES_READ, Some(json!({"uri": uri}))));
     }
-    if let Some(prompt) = first(ListKind::Prompts) {
-        let mut arguments = Map::new();
-        for a in prompt
-            .get("arguments")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if a.get("required").and_then(Value::as_bool) == Some(true)
-                && let Some(name) = a.get("name").and_then(Value::as_str)
-            {
-                arguments.insert(name.to_owned(), Value::String(String::new()));
-            }
-        }
-        out.push((
-            method::PROMPTS_GET,
-            Some(
-                json!({"name": prompt.get("name").cloned().unwrap_or(Value::Null),
-                        "arguments": arguments}),
-            ),
-        ));
+    // Required arguments empty-string-filled: the question is whether a stranger reaches the
+    // handler, not what the prompt says.
+    if let Some(params) =
+        first(ListKind::Prompts).and_then(|p| mcpseal_protocol::prompt_get_params(&p, ""))
+    {
+        out.push((method::PROMPTS_GET, Some(params)));
     }
     let (tool, arguments) = match &options.call {
         Some((name, args)) => (name.clone(), args.clone()),

@@ -3,7 +3,7 @@ use mcpseal_client::{
     Request,
 };
 use mcpseal_protocol::method;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::context::ProbeContext;
 use crate::protocol::{
@@ -289,25 +289,9 @@ async fn named_targets(ctx: &ProbeContext<'_>) -> Vec<(&'static str, Value)> {
             .get("prompts")
             .and_then(Value::as_array)
             .and_then(|a| a.first())
-        && let Some(name) = prompt.get("name").and_then(Value::as_str)
+        && let Some(params) = mcpseal_protocol::prompt_get_params(prompt, "mcpseal")
     {
-        let mut args = Map::new();
-        for a in prompt
-            .get("arguments")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if a.get("required") == Some(&Value::Bool(true))
-                && let Some(n) = a.get("name").and_then(Value::as_str)
-            {
-                args.insert(n.to_owned(), json!("mcpseal"));
-            }
-        }
-        out.push((
-            method::PROMPTS_GET,
-            json!({"name": name, "arguments": args}),
-        ));
+        out.push((method::PROMPTS_GET, params));
     }
     if let Some(ex) = ctx
         .call(method::RESOURCES_LIST, json!({}))

@@ -1,6 +1,6 @@
 use mcpseal_client::{Exchange, TransportKind};
 use mcpseal_protocol::method;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::context::ProbeContext;
 use crate::prelude::ClientPath;
@@ -148,26 +148,9 @@ async fn listed_targets(ctx: &ProbeContext<'_>) -> Vec<(&'static str, Value)> {
         match ex.method() {
             method::PROMPTS_LIST => {
                 for prompt in listed(ex, "prompts") {
-                    let Some(name) = prompt.get("name").and_then(Value::as_str) else {
-                        continue;
-                    };
-                    let mut args = Map::new();
-                    for a in prompt
-                        .get("arguments")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        if a.get("required") == Some(&Value::Bool(true))
-                            && let Some(n) = a.get("name").and_then(Value::as_str)
-                        {
-                            args.insert(n.to_owned(), json!("mcpseal"));
-                        }
+                    if let Some(params) = mcpseal_protocol::prompt_get_params(&prompt, "mcpseal") {
+                        out.push((method::PROMPTS_GET, params));
                     }
-                    out.push((
-                        method::PROMPTS_GET,
-                        json!({"name": name, "arguments": args}),
-                    ));
                 }
             }
             method::RESOURCES_LIST => {
