@@ -24,6 +24,7 @@
 
 mod artefacts;
 mod cli_docs;
+mod examples;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
