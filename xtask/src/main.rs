@@ -11,9 +11,10 @@
 //! (`crates/mcpseal-surface/tests/data/mcpseal-1-vectors.json`: each vector's expectations
 //! recomputed from its raw capture by the independent implementation, `python3
 //! tools/fingerprint.py --vectors`, so the Rust one is held to them, not the other way round),
-//! `man` (`docs/man/mcpseal.1`, `docs/man/mcpseal-COMMAND.1`) and `commands` (`docs/commands/*.md`, each command's `--help` and
-//! worked examples against a pinned PyPI server), both made by running the built binary
-//! ([`cli_docs`]).
+//! `man` (`docs/man/mcpseal.1`, `docs/man/mcpseal-COMMAND.1`) and `commands`
+//! (`docs/commands/*.md`, each command's `--help` and worked examples against real servers
+//! run locally: the pinned PyPI `mcp-server-time`, the example site, the registry fixture,
+//! [`examples`]), both made by running the built binary ([`cli_docs`]).
 //! No test rewrites these files; tests only read them.
 
 #![expect(

@@ -8,7 +8,7 @@ use anyhow::Context as _;
 
 use super::{Runner, Section, site};
 
-const INTRO: &str = "The example site (see [`serve`](serve.md)) served over Streamable HTTP, `site/` and `drifted/`\neach by `mcpseal serve --config DIR/site.toml --http 127.0.0.1:0` (the URL is the first line it\nprints), verified against the site's committed lock `site/surface.lock.json`. Only the temp\ndirectory (`.`) and the ephemeral ports (`<site>`, `<drifted>`) are replaced.\n";
+const INTRO: &str = "The example site (see [`serve`](serve.md)) served over Streamable HTTP, `site/` and `drifted/`\neach by `mcpseal serve --config DIR/site.toml --http 127.0.0.1:0` (the URL is the first line it\nprints on stdout), verified against the site's committed lock `site/surface.lock.json`. Only the\ntemp directory (`.`) and the ephemeral ports (`<site>`, `<drifted>`) are replaced.\n";
 
 pub fn sections(root: &Path, bins: &Path) -> anyhow::Result<Vec<Section>> {
     let dir = tempfile::tempdir().context("a temp directory for the site")?;
@@ -18,6 +18,8 @@ pub fn sections(root: &Path, bins: &Path) -> anyhow::Result<Vec<Section>> {
     let drifted = serve_http(&mut runner, "drifted")?;
     let lock = "site/surface.lock.json";
     let steps = vec![
+        runner.started(&served),
+        runner.started(&drifted),
         runner.step(&["verify", "--lock", lock, &served.first_line], 0)?,
         runner.step(&["verify", "--lock", lock, &drifted.first_line], 1)?,
     ];

@@ -181,10 +181,19 @@ impl Runner {
     ) -> anyhow::Result<process::Background> {
         let mut cmd = process::command(&self.bin_dir, program, &self.dir)?;
         cmd.args(args);
-        let what = format!("{program} {}", args.join(" "));
+        let what = format!("{program} {}", shown(args));
         let bg = process::Background::start(cmd, &what, START_TIMEOUT)?;
         self.norm.ports.push((bg.port()?, name));
         Ok(bg)
+    }
+
+    /// A background server's start as a shell shows it (`COMMAND &`, then the URL it printed).
+    pub fn started(&self, bg: &process::Background) -> Step {
+        Step {
+            shown: format!("{} &", bg.shown),
+            code: None,
+            output: self.norm.apply(&format!("{}\n", bg.first_line)),
+        }
     }
 }
 

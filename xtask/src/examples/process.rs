@@ -55,8 +55,10 @@ fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> mpsc::Receiver<Ve
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut buf = Vec::new();
-        if let Some(p) = pipe {
-            let _ = p.take(MAX_OUTPUT).read_to_end(&mut buf);
+        if let Some(mut p) = pipe {
+            let _ = (&mut p).take(MAX_OUTPUT).read_to_end(&mut buf);
+            // Past the cap the rest is dropped, still read so the writer never blocks.
+            let _ = std::io::copy(&mut p, &mut std::io::sink());
         }
         let _ = tx.send(buf);
     });
@@ -109,6 +111,8 @@ pub struct Background {
     _stdin: Option<ChildStdin>,
     /// The first line it printed on stdout (its URL).
     pub first_line: String,
+    /// Its command line, as shown.
+    pub shown: String,
 }
 
 impl Background {
@@ -118,38 +122,54 @@ impl Background {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .with_context(|| format!("starting `{what}`"))?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
+        let stderr = drain(child.stderr.take());
         // Owned from here: every early return below kills it (drop).
         let mut bg = Background {
             child,
             _stdin: stdin,
             first_line: String::new(),
+            shown: what.to_owned(),
         };
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let mut line = String::new();
             if let Some(out) = stdout {
-                let mut reader = BufReader::new(out.take(64 << 10));
-                let _ = reader.read_line(&mut line);
+                let mut reader = BufReader::new(out);
+                let _ = (&mut reader).take(64 << 10).read_line(&mut line);
                 let _ = tx.send(line);
                 // Keep reading (and dropping) so the server never blocks on a full pipe.
                 let _ = std::io::copy(&mut reader, &mut std::io::sink());
             }
         });
-        let line = rx
-            .recv_timeout(timeout)
-            .with_context(|| format!("`{what}` printed no URL within {} s", timeout.as_secs()))?;
-        anyhow::ensure!(
-            line.starts_with("http://127.0.0.1:"),
-            "`{what}` printed `{}` instead of its URL",
-            line.trim_end()
-        );
+        let line = match rx.recv_timeout(timeout) {
+            Ok(line) if line.starts_with("http://127.0.0.1:") => line,
+            Ok(line) => {
+                let said = format!("printed `{}` instead of its URL", line.trim_end());
+                return Err(bg.failed(what, &said, &stderr));
+            }
+            Err(_) => {
+                let said = format!("printed no URL within {} s", timeout.as_secs());
+                return Err(bg.failed(what, &said, &stderr));
+            }
+        };
         bg.first_line = line.trim_end().to_owned();
         Ok(bg)
+    }
+
+    /// Stops it and says why, with what it printed on stderr (its error, if it had one).
+    fn failed(mut self, what: &str, said: &str, stderr: &mpsc::Receiver<Vec<u8>>) -> anyhow::Error {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let printed = stderr
+            .recv_timeout(Duration::from_secs(5))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        anyhow::anyhow!("`{what}` {said}; its stderr:\n{printed}")
     }
 
     /// The port of the URL it printed.
@@ -178,4 +198,54 @@ pub fn bin_dir(root: &Path) -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"))
         .join("debug")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_past_its_deadline_is_killed_and_named() {
+        let mut cmd = Command::new("sleep");
+        cmd.arg("60");
+        let err = run(cmd, "sleep 60", Duration::from_millis(300))
+            .err()
+            .expect("killed at the deadline");
+        assert!(
+            err.to_string()
+                .contains("`sleep 60` did not finish within 0 s (killed)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_server_that_prints_no_url_is_an_error_not_a_wait() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo listening; exec sleep 60"]);
+        let err = Background::start(cmd, "sh", Duration::from_secs(30))
+            .err()
+            .expect("not a URL");
+        assert!(
+            err.to_string()
+                .contains("printed `listening` instead of its URL"),
+            "{err}"
+        );
+        let mut silent = Command::new("sleep");
+        silent.arg("60");
+        let err = Background::start(silent, "sleep 60", Duration::from_millis(300))
+            .err()
+            .expect("no URL in time");
+        assert!(err.to_string().contains("printed no URL"), "{err}");
+    }
+
+    #[test]
+    fn a_finished_step_gives_its_code_and_both_streams() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo out; echo err >&2; exit 3"]);
+        let ran = run(cmd, "sh", Duration::from_secs(60)).expect("runs");
+        assert_eq!(
+            (ran.code, ran.stdout.as_str(), ran.stderr.as_str()),
+            (3, "out\n", "err\n")
+        );
+    }
 }
