@@ -5,8 +5,8 @@ use std::fmt;
 
 use mcpseal::Described;
 use mcpseal::report::{
-    CheckReport, DiffReport, ErrorBody, ErrorKind, LockReport, ProbeReport, RpcReport, RunState,
-    Severity, VerifyReport, error_text,
+    CheckReport, DiffReport, ErrorBody, ErrorKind, LockReport, ProbeReport, ProfileVerdict,
+    RpcReport, RunState, Severity, VerifyReport, error_text,
 };
 
 use crate::args::FailOn;
@@ -107,6 +107,15 @@ impl Outcome {
     /// `verify`: 1 when the endpoint drifted.
     pub fn of_verify(r: &VerifyReport) -> Outcome {
         Outcome::found(!r.matches)
+    }
+
+    /// `check`/`verify` of every profile: the worst profile's (drift 1, no verdict 2).
+    pub fn of_profiles(worst: ProfileVerdict) -> Outcome {
+        match worst {
+            ProfileVerdict::Passed => Outcome::Ok,
+            ProfileVerdict::Failed => Outcome::Found,
+            ProfileVerdict::NoVerdict => Outcome::NoVerdict,
+        }
     }
 
     /// `diff`: 1 when there is any change.

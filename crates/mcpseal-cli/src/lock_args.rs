@@ -50,9 +50,14 @@ pub struct LockFileArgs {
 pub struct ProfileArgs {
     /// Lock or judge the configuration profile NAME (a read-only mode, a feature flag): the
     /// lock file then holds named profiles (`schemaVersion: 2`), each with its own target;
-    /// run once per profile. A lock of profiles needs it; a lock without profiles refuses it.
+    /// run `lock` once per profile. Without it, `check` and `verify` judge every profile of
+    /// such a lock, each against its `[profiles.NAME]` in mcpseal.toml; a lock without profiles
+    /// refuses it.
     #[arg(long, value_name = "NAME", value_parser = profile_name)]
     pub profile: Option<String>,
+    /// What the project config says about profiles (filled by `project::apply`, not a flag).
+    #[arg(skip)]
+    pub config: crate::project::ConfigProfiles,
 }
 
 fn profile_name(s: &str) -> Result<String, String> {

@@ -4,11 +4,13 @@
 //! Flags win: a setting is taken from the config only when its flag was not given (clap's
 //! value source tells a typed `--lock surface.lock.json` from the default).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use clap::ArgMatches;
 use clap::parser::ValueSource;
-use mcpseal::config::{self, FailOn, Flags, Loaded, Resolved, ServerTarget};
+use mcpseal::config::{self, FailOn, Flags, Loaded, Resolved, ResolvedServer, ServerTarget};
+use mcpseal::profiles::{ProfileTarget, ProfileTargets};
 
 use crate::args::{self, Command, ConnectArgs, DocFormat, TargetArgs};
 use crate::error::{CliError, Outcome};
@@ -26,6 +28,95 @@ pub fn load() -> Result<Option<Loaded>, CliError> {
     Ok(loaded)
 }
 
+/// What the project config says about profiles, for `check` and `verify` of every profile
+/// (filled by [`apply`]; the default when there is no config).
+#[derive(Debug, Clone, Default)]
+pub struct ConfigProfiles {
+    /// The config's label (`mcpseal.toml`), when there is one.
+    pub label: Option<String>,
+    /// `[profiles.NAME]`, by name.
+    pub servers: BTreeMap<String, ResolvedServer>,
+    /// The target was filled from `[server]`, not given on the command line.
+    pub server_filled: bool,
+}
+
+impl ConfigProfiles {
+    /// Refuses a target given on the command line for a run over every profile of the lock
+    /// at `lock` (`names`): one target is one profile's, and judging every profile against it
+    /// would report the others as drift.
+    pub fn no_command_line_target(
+        &self,
+        target: &TargetArgs,
+        lock: &Path,
+        names: &[String],
+    ) -> Result<(), CliError> {
+        let given = target.url.is_some() || !target.command.is_empty();
+        if !given || self.server_filled {
+            return Ok(());
+        }
+        Err(CliError::usage(format!(
+            "`{}` holds configuration profiles ({}): a target on the command line is one profile's",
+            lock.display(),
+            names.join(", ")
+        ))
+        .hint("pass `--profile NAME` to judge that profile against this target, or drop the target to judge every profile against its `[profiles.NAME]` in mcpseal.toml (docs/config.md)"))
+    }
+
+    /// Each profile's target and connection options: `connect` (the command line's) with the
+    /// profile's `env` and `cwd`, as `[server]` fills them.
+    pub fn targets(&self, connect: &ConnectArgs) -> Result<ProfileTargets, CliError> {
+        let mut targets = BTreeMap::new();
+        for (name, server) in &self.servers {
+            let mut target = TargetArgs {
+                url: None,
+                command: Vec::new(),
+            };
+            let mut connect = connect.clone();
+            fill_server(&mut target, Some(&mut connect), server);
+            let described = |e: CliError| {
+                let body = e.body();
+                let mut e = CliError::usage(format!("[profiles.{name}]: {}", body.message));
+                if let Some(h) = &body.hint {
+                    e = e.hint(h.clone());
+                }
+                e
+            };
+            targets.insert(
+                name.clone(),
+                ProfileTarget {
+                    target: crate::settings::target(&target).map_err(described)?,
+                    connect: crate::settings::options(&connect).map_err(described)?,
+                },
+            );
+        }
+        Ok(ProfileTargets {
+            config: self.label.clone(),
+            targets,
+        })
+    }
+}
+
+/// Sets `target` (and `connect`'s env and cwd) from a config's server table.
+fn fill_server(
+    target: &mut TargetArgs,
+    connect: Option<&mut ConnectArgs>,
+    server: &ResolvedServer,
+) {
+    match &server.target {
+        ServerTarget::Command(c) => target.command.clone_from(c),
+        ServerTarget::Url(u) => target.url = Some(u.clone()),
+    }
+    if let Some(connect) = connect {
+        // The config's environment first, so an `--env` flag for the same name wins.
+        let mut env: Vec<String> = server.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        env.append(&mut connect.env);
+        connect.env = env;
+        if connect.cwd.is_none() {
+            connect.cwd = Some(server.cwd.clone());
+        }
+    }
+}
+
 /// The parts of one command's arguments a config can fill.
 #[derive(Default)]
 struct Parts<'a> {
@@ -38,6 +129,7 @@ struct Parts<'a> {
     fail_on: Option<(&'a mut args::FailOn, bool)>,
     skip: Option<&'a mut Vec<String>>,
     profile: Option<String>,
+    profiles: Option<&'a mut ConfigProfiles>,
     anonymous: Option<&'a mut crate::lock_args::AnonymousArgs>,
 }
 
@@ -88,6 +180,7 @@ pub fn apply(command: &mut Command, matches: &ArgMatches) -> Result<(), CliError
             connect: Some(&mut a.connect),
             lock: Some((&mut a.lock, given(matches, "path"))),
             profile: a.profile.profile.clone(),
+            profiles: Some(&mut a.profile.config),
             anonymous: Some(&mut a.anonymous_call),
             version: Some(&mut a.version),
             rules: Some(&mut a.rules),
@@ -98,6 +191,7 @@ pub fn apply(command: &mut Command, matches: &ArgMatches) -> Result<(), CliError
             connect: Some(&mut a.connect),
             lock: Some((&mut a.lock, given(matches, "path"))),
             profile: a.profile.profile.clone(),
+            profiles: Some(&mut a.profile.config),
             anonymous: Some(&mut a.anonymous_call),
             ..Parts::default()
         },
@@ -135,25 +229,19 @@ fn fill(p: Parts<'_>, loaded: &Loaded) {
         profile: p.profile.clone(),
     };
     let r = config::resolve(Some(loaded), &flags);
-    if let (Some(target), Some(server)) = (p.target, &r.server) {
-        match &server.value.target {
-            ServerTarget::Command(c) => target.command.clone_from(c),
-            ServerTarget::Url(u) => target.url = Some(u.clone()),
-        }
-        if let Some(connect) = p.connect {
-            // The config's environment first, so an `--env` flag for the same name wins.
-            let mut env: Vec<String> = server
-                .value
-                .env
+    if let Some(profiles) = p.profiles {
+        *profiles = ConfigProfiles {
+            label: r.file.clone(),
+            servers: r
+                .profiles
                 .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            env.append(&mut connect.env);
-            connect.env = env;
-            if connect.cwd.is_none() {
-                connect.cwd = Some(server.value.cwd.clone());
-            }
-        }
+                .map(|(name, s)| (name.clone(), s.value.clone()))
+                .collect(),
+            server_filled: r.server.is_some(),
+        };
+    }
+    if let (Some(target), Some(server)) = (p.target, &r.server) {
+        fill_server(target, p.connect, &server.value);
     }
     if let Some((lock, _)) = p.lock {
         lock.path.clone_from(&r.lock.value);

@@ -10,8 +10,8 @@ use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
 use crate::document::{
-    CheckReport, DiffReport, ErrorDocument, LockReport, ProbeDocument, RpcReport, RuleList,
-    Snapshot, VerifyReport,
+    CheckProfilesReport, CheckReport, DiffReport, ErrorDocument, LockReport, ProbeDocument,
+    RpcReport, RuleList, Snapshot, VerifyProfilesReport, VerifyReport,
 };
 
 /// The schema of `T` as mcpseal writes it (JSON Schema 2020-12, serialisation contract).
@@ -38,6 +38,14 @@ pub fn documents() -> Vec<(&'static str, Value)> {
         ("lock-report.schema.json", schema_of::<LockReport>()),
         ("check-report.schema.json", schema_of::<CheckReport>()),
         ("verify-report.schema.json", schema_of::<VerifyReport>()),
+        (
+            "check-profiles-report.schema.json",
+            schema_of::<CheckProfilesReport>(),
+        ),
+        (
+            "verify-profiles-report.schema.json",
+            schema_of::<VerifyProfilesReport>(),
+        ),
         ("diff-report.schema.json", schema_of::<DiffReport>()),
         ("probe-report.schema.json", schema_of::<ProbeDocument>()),
         ("rpc-report.schema.json", schema_of::<RpcReport>()),

@@ -333,18 +333,38 @@ fn validate(loaded: &Loaded) -> Result<(), ConfigError> {
             ))
         })?;
     }
-    if let Some(server) = &loaded.config.server {
+    let tables = loaded
+        .config
+        .server
+        .iter()
+        .map(|s| ("[server]".to_owned(), s))
+        .chain(
+            loaded
+                .config
+                .profiles
+                .iter()
+                .map(|(name, s)| (format!("[profiles.{name}]"), s)),
+        );
+    for (table, server) in tables {
         match (&server.command, &server.url) {
-            (Some(_), Some(_)) => return Err(invalid("[server] has both `command` and `url`")),
-            (None, None) => return Err(invalid("[server] needs `command` or `url`")),
+            (Some(_), Some(_)) => {
+                return Err(invalid(&format!("{table} has both `command` and `url`")));
+            }
+            (None, None) => return Err(invalid(&format!("{table} needs `command` or `url`"))),
             (Some(c), None) if c.is_empty() => {
-                return Err(invalid("[server] `command` is empty"));
+                return Err(invalid(&format!("{table} `command` is empty")));
             }
             (None, Some(u)) if !(u.starts_with("http://") || u.starts_with("https://")) => {
-                return Err(invalid("[server] `url` is not an http:// or https:// URL"));
+                return Err(invalid(&format!(
+                    "{table} `url` is not an http:// or https:// URL"
+                )));
             }
             _ => {}
         }
+    }
+    for name in loaded.config.profiles.keys() {
+        mcpseal_surface::lock::check_profile_name(name)
+            .map_err(|e| invalid(&format!("[profiles.{name}]: {e}")))?;
     }
     Ok(())
 }
@@ -507,6 +527,11 @@ pub struct Resolved {
     pub deny_security: Setting<bool>,
     /// `required-version`.
     pub required_version: Option<Setting<String>>,
+    /// `[profiles.NAME]`: every profile's server, by name (whatever `--profile` says: `check`
+    /// and `verify` of every profile need them all).
+    pub profiles: BTreeMap<String, Setting<ResolvedServer>>,
+    /// `[anonymous]`, when the config has it.
+    pub anonymous: Option<Setting<AnonymousConfig>>,
 }
 
 /// The flag's setting, else the config's value, else the default.
@@ -534,6 +559,10 @@ pub fn resolve(loaded: Option<&Loaded>, flags: &Flags) -> Resolved {
     };
     let from = from_config();
     let nonempty = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
+    let server_of = |s: &ServerConfig| Setting {
+        value: resolved_server(s, &rel),
+        source: from_config(),
+    };
     let server = if flags.target_given {
         None
     } else {
@@ -542,22 +571,7 @@ pub fn resolve(loaded: Option<&Loaded>, flags: &Flags) -> Resolved {
                 Some(p) if !c.profiles.is_empty() => c.profiles.get(p),
                 _ => c.server.as_ref(),
             })
-            .map(|s| {
-                let target = match (&s.command, &s.url) {
-                    (Some(c), _) => ServerTarget::Command(c.clone()),
-                    (None, Some(u)) => ServerTarget::Url(u.clone()),
-                    (None, None) => ServerTarget::Command(Vec::new()),
-                };
-                ResolvedServer {
-                    target,
-                    env: s.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-                    cwd: rel(s.cwd.as_deref().unwrap_or(".")),
-                }
-            })
-            .map(|value| Setting {
-                value,
-                source: from_config(),
-            })
+            .map(server_of)
     };
     Resolved {
         file: loaded.map(Loaded::label),
@@ -630,6 +644,34 @@ pub fn resolve(loaded: Option<&Loaded>, flags: &Flags) -> Resolved {
                 value,
                 source: from_config(),
             }),
+        profiles: config
+            .map(|c| {
+                c.profiles
+                    .iter()
+                    .map(|(name, s)| (name.clone(), server_of(s)))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        anonymous: config
+            .and_then(|c| c.anonymous.clone())
+            .map(|value| Setting {
+                value,
+                source: from_config(),
+            }),
+    }
+}
+
+/// A `[server]` (or `[profiles.NAME]`) table as a target, its `cwd` resolved by `rel`.
+fn resolved_server(s: &ServerConfig, rel: &impl Fn(&str) -> PathBuf) -> ResolvedServer {
+    let target = match (&s.command, &s.url) {
+        (Some(c), _) => ServerTarget::Command(c.clone()),
+        (None, Some(u)) => ServerTarget::Url(u.clone()),
+        (None, None) => ServerTarget::Command(Vec::new()),
+    };
+    ResolvedServer {
+        target,
+        env: s.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        cwd: rel(s.cwd.as_deref().unwrap_or(".")),
     }
 }
 

@@ -28,6 +28,7 @@ pub mod index;
 pub mod init;
 pub mod lock;
 pub mod probe;
+pub mod profiles;
 pub mod progress;
 pub mod publish;
 pub mod replay;

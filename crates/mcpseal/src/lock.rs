@@ -95,6 +95,18 @@ pub enum WorkflowError {
     /// Anonymous access could not be measured (fail closed: no answer is no refusal).
     #[error("{0}")]
     Anonymous(#[from] MeasureError),
+    /// `check`/`verify` of every profile: profiles of the lock that the project config gives
+    /// no target (`[profiles.NAME]`); never skipped, so the run is refused before any server
+    /// starts.
+    #[error("{}", no_profile_target(path, missing, config.as_deref()))]
+    NoProfileTarget {
+        /// The lock file.
+        path: PathBuf,
+        /// The lock's profiles without a target.
+        missing: Vec<String>,
+        /// The project config's label (`mcpseal.toml`); `None`: there is none.
+        config: Option<String>,
+    },
     /// Another run is writing the lock file (or its sidecar cannot be locked).
     #[error("{0}")]
     Locked(#[from] crate::writer_lock::WriterLockError),
@@ -134,6 +146,9 @@ impl WorkflowError {
             WorkflowError::Renamed { .. } => {
                 "check that `--lock` names this server's lock file; if the server was renamed on purpose, pass `--allow-rename` (the new name is then a SECURITY change to review)"
             }
+            WorkflowError::NoProfileTarget { .. } => {
+                "every profile of the lock is judged against its own target: add the table to the project config (`command = [\"…\"]` or `url = \"…\"`, with `env` and `cwd` as in `[server]`; docs/config.md), or judge one profile against a target given here with `--profile NAME`"
+            }
             WorkflowError::ExclusionMatchesNothing(_) => {
                 "pointers are JSON Pointers into the surface, with `KEY=VALUE` to pick a list item: `/tools/name=clock/description`, `/resources`; see `mcpseal snapshot --format json` for the paths"
             }
@@ -153,6 +168,7 @@ impl WorkflowError {
             WorkflowError::Version(e) => e.kind(),
             WorkflowError::FormMismatch { .. }
             | WorkflowError::ExclusionMatchesNothing(_)
+            | WorkflowError::NoProfileTarget { .. }
             | WorkflowError::Renamed { .. } => ErrorKind::Usage,
             // Another writer holds the lock file: nothing could be written.
             WorkflowError::Locked(_) | WorkflowError::Write { .. } => ErrorKind::Write,
@@ -167,6 +183,34 @@ impl WorkflowError {
             WorkflowError::Capture(e) => WorkflowError::Capture(e.with_server_stderr(diagnostics)),
             other => other,
         }
+    }
+}
+
+/// The message of [`WorkflowError::NoProfileTarget`]: the profiles and the tables to add.
+fn no_profile_target(path: &Path, missing: &[String], config: Option<&str>) -> String {
+    let quoted: Vec<String> = missing.iter().map(|n| format!("`{n}`")).collect();
+    let tables: Vec<String> = missing
+        .iter()
+        .map(|n| format!("`[profiles.{n}]`"))
+        .collect();
+    let (profile, them) = if missing.len() == 1 {
+        ("profile", "it")
+    } else {
+        ("profiles", "them")
+    };
+    match config {
+        Some(file) => format!(
+            "`{}` has {profile} {}, but {file} gives no target for {them}: add {}",
+            path.display(),
+            quoted.join(", "),
+            tables.join(", ")
+        ),
+        None => format!(
+            "`{}` has {profile} {}, and no project config gives a target for {them}: add {} to mcpseal.toml",
+            path.display(),
+            quoted.join(", "),
+            tables.join(", ")
+        ),
     }
 }
 

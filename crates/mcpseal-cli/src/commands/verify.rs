@@ -1,6 +1,6 @@
 //! `mcpseal verify`: the deployed endpoint against the lock.
 
-use mcpseal::report::{render_verify, verify_notes};
+use mcpseal::report::{render_verify, render_verify_profiles, verify_notes, verify_profiles_notes};
 use mcpseal::verify::{Retry, VerifyOptions, VerifyProgress};
 
 use crate::error::{CliError, Outcome};
@@ -22,22 +22,15 @@ impl VerifyProgress for Notes<'_> {
 }
 
 pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
+    if args.profile.profile.is_none()
+        && let Some(names) = mcpseal::profiles::lock_profiles(&args.lock.path)
+    {
+        return every_profile(args, &names).await;
+    }
     let target = settings::target(&args.target)?;
     let options = settings::options(&args.connect)?;
-    let retry = Retry {
-        attempts: args.attempts.max(1),
-        wait: settings::parse_duration(&args.wait)?,
-    };
-    let verify_options = VerifyOptions {
-        path: args.lock.path.clone(),
-        profile: args.profile.profile.clone(),
-        page_cap: args.report.page_cap.max(1),
-        anonymous: if args.no_anonymous {
-            None
-        } else {
-            Some(settings::anonymous_options(&args.anonymous_call, false)?)
-        },
-    };
+    let retry = retry_of(&args)?;
+    let verify_options = options_of(&args)?;
     let progress = Notes { wait: &args.wait };
     let report = mcpseal::verify::run(&target, options, &verify_options, retry, &progress).await?;
     output::emit_doc(
@@ -52,4 +45,48 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
     )?;
     output::notes(&verify_notes(&report));
     Ok(Outcome::of_verify(&report))
+}
+
+/// No `--profile` on a lock of profiles: every profile, each against its `[profiles.NAME]`.
+async fn every_profile(args: VerifyArgs, names: &[String]) -> Result<Outcome, CliError> {
+    args.profile
+        .config
+        .no_command_line_target(&args.target, &args.lock.path, names)?;
+    let targets = args.profile.config.targets(&args.connect)?;
+    let retry = retry_of(&args)?;
+    let verify_options = options_of(&args)?;
+    let progress = Notes { wait: &args.wait };
+    let report = mcpseal::profiles::verify_all(&targets, &verify_options, retry, &progress).await?;
+    output::emit_doc(
+        &render_verify_profiles(
+            &report,
+            args.report.format,
+            &mcpseal::tool_info(),
+            &settings::drift_options(args.report.full),
+        ),
+        args.report.format == mcpseal::report::Format::Text,
+        args.output.output.as_deref(),
+    )?;
+    output::notes(&verify_profiles_notes(&report));
+    Ok(Outcome::of_profiles(report.verdict()))
+}
+
+fn retry_of(args: &VerifyArgs) -> Result<Retry, CliError> {
+    Ok(Retry {
+        attempts: args.attempts.max(1),
+        wait: settings::parse_duration(&args.wait)?,
+    })
+}
+
+fn options_of(args: &VerifyArgs) -> Result<VerifyOptions, CliError> {
+    Ok(VerifyOptions {
+        path: args.lock.path.clone(),
+        profile: args.profile.profile.clone(),
+        page_cap: args.report.page_cap.max(1),
+        anonymous: if args.no_anonymous {
+            None
+        } else {
+            Some(settings::anonymous_options(&args.anonymous_call, false)?)
+        },
+    })
 }

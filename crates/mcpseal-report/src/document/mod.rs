@@ -13,6 +13,7 @@ mod drift;
 mod error;
 mod lock;
 mod probe;
+mod profiles;
 mod rpc;
 mod rules;
 mod snapshot;
@@ -24,6 +25,9 @@ pub use drift::{drift_findings, drift_rules, rule_id};
 pub use error::{ErrorBody, ErrorDocument, ErrorKind, unreachable_hint};
 pub use lock::{LockOutcome, LockRefusal, LockReport, RefusalReason};
 pub use probe::ProbeDocument;
+pub use profiles::{
+    CheckProfilesReport, ProfileCheck, ProfileVerdict, ProfileVerify, VerifyProfilesReport,
+};
 pub use rpc::RpcReport;
 pub use rules::RuleList;
 pub use snapshot::{

@@ -50,7 +50,7 @@ pub struct DriftOptions {
     pub docs_url: Option<String>,
 }
 
-fn pretty(value: &Value) -> String {
+pub(super) fn pretty(value: &Value) -> String {
     let mut out = serde_json::to_string_pretty(value).unwrap_or_else(|e| {
         serde_json::json!({ "error": format!("cannot serialise the report: {e}") }).to_string()
     });
@@ -58,7 +58,7 @@ fn pretty(value: &Value) -> String {
     out
 }
 
-fn json_value<T: Serialize>(value: &T) -> Value {
+pub(super) fn json_value<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
@@ -114,6 +114,16 @@ pub fn render_changes_text(diff: &DiffDocument, full: bool) -> String {
 /// The changes as Markdown: the summary line, one table per class in review order (`full`:
 /// without folding), and where the classes are defined.
 fn render_changes_markdown(diff: &DiffDocument, options: &DriftOptions) -> String {
+    changes_markdown(diff, options, "###")
+}
+
+/// [`render_changes_markdown`] with each class under a `heading` (`###`, or `####` inside a
+/// profile's section).
+pub(super) fn changes_markdown(
+    diff: &DiffDocument,
+    options: &DriftOptions,
+    heading: &str,
+) -> String {
     use super::markdown::{cell, code};
     let mut out = String::new();
     if diff.is_empty() {
@@ -136,7 +146,7 @@ fn render_changes_markdown(diff: &DiffDocument, options: &DriftOptions) -> Strin
             .sum();
         let _ = writeln!(
             out,
-            "\n### {} ({count})\n\n| item | where | change |\n| --- | --- | --- |",
+            "\n{heading} {} ({count})\n\n| item | where | change |\n| --- | --- | --- |",
             class.as_str().to_uppercase()
         );
         for line in group {
@@ -301,7 +311,7 @@ pub fn lock_notes(r: &LockReport) -> Vec<String> {
     notes
 }
 
-fn check_verdict(r: &CheckReport) -> String {
+pub(super) fn check_verdict(r: &CheckReport) -> String {
     let (path, locked, v) = (&r.lock, &r.locked_version, &r.version);
     if r.matches && !r.passed() {
         let reported = r.reported_version.as_deref().unwrap_or_default();
@@ -390,7 +400,7 @@ pub fn check_notes(r: &CheckReport) -> Vec<String> {
     notes
 }
 
-fn verify_verdict(r: &VerifyReport) -> String {
+pub(super) fn verify_verdict(r: &VerifyReport) -> String {
     let (shown, path, locked) = (&r.target, &r.lock, &r.locked_version);
     if r.matches {
         format!("verified: `{shown}` serves the surface locked in `{path}` ({locked})")

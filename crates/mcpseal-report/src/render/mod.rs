@@ -21,6 +21,7 @@ mod evidence;
 pub(crate) mod json;
 pub(crate) mod markdown;
 pub mod palette;
+mod profiles;
 mod review;
 mod rules;
 pub(crate) mod sarif;
@@ -37,6 +38,9 @@ pub use drift::{
     render_diff, render_lock, render_verify, verify_notes,
 };
 pub use markdown::render_findings_markdown;
+pub use profiles::{
+    check_profiles_notes, render_check_profiles, render_verify_profiles, verify_profiles_notes,
+};
 pub use rules::render_rule_list;
 pub use sarif::{ExecutionNotification, SarifRun, render_findings_sarif};
 pub use terminal::Look;
