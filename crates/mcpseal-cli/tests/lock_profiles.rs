@@ -152,13 +152,23 @@ fn profile_and_plain_locks_are_never_mixed() {
     );
     assert_eq!(out.code, 0, "{out:?}");
     let profiled = std::fs::read(w.path("p.json")).expect("written");
-    for cmd in ["lock", "check", "verify"] {
+    let out = w.run(&["lock", "--lock", "p.json"], Some(&fixture));
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("holds configuration profiles (full; `schemaVersion` 2)")
+            && out.stderr.contains("hint: pass `--profile NAME`"),
+        "{out:?}"
+    );
+    // `check` and `verify` judge every profile by default, each against its own target: one
+    // target on the command line is refused.
+    for cmd in ["check", "verify"] {
         let out = w.run(&[cmd, "--lock", "p.json"], Some(&fixture));
         assert_eq!(out.code, 2, "{cmd}: {out:?}");
         assert!(
-            out.stderr
-                .contains("holds configuration profiles (full; `schemaVersion` 2)")
-                && out.stderr.contains("hint: pass `--profile NAME`"),
+            out.stderr.contains(
+                "holds configuration profiles (full): a target on the command line is one profile's"
+            ) && out.stderr.contains("hint: pass `--profile NAME`"),
             "{cmd}: {out:?}"
         );
     }
