@@ -326,7 +326,7 @@ pub fn run(args: &ConfigArgs) -> Result<Outcome, CliError> {
                             value: v.clone(),
                             source: s.clone(),
                         };
-                        ((*k).to_owned(), shown)
+                        (k.clone(), shown)
                     })
                     .collect(),
             };
@@ -340,7 +340,7 @@ pub fn run(args: &ConfigArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Ok)
 }
 
-fn rows(r: &Resolved) -> Vec<(&'static str, String, String)> {
+fn rows(r: &Resolved) -> Vec<(String, String, String)> {
     let path = |p: &PathBuf| p.display().to_string();
     let list = |v: &[String]| {
         if v.is_empty() {
@@ -349,57 +349,94 @@ fn rows(r: &Resolved) -> Vec<(&'static str, String, String)> {
             v.join(", ")
         }
     };
-    let mut rows = Vec::new();
+    let mut rows: Vec<(String, String, String)> = Vec::new();
+    let mut row = |key: &str, value: String, source: String| {
+        rows.push((key.to_owned(), value, source));
+    };
+    // A server table as three rows: the target, the env names, the working directory.
+    let server_rows = |row: &mut dyn FnMut(&str, String, String),
+                       key: &str,
+                       s: &config::Setting<ResolvedServer>| {
+        let shown = match &s.value.target {
+            ServerTarget::Command(c) => format!("-- {}", c.join(" ")),
+            ServerTarget::Url(u) => u.clone(),
+        };
+        row(key, shown, s.source.to_string());
+        let names: Vec<String> = s.value.env.iter().map(|(k, _)| k.clone()).collect();
+        // Names only: values may be credentials.
+        row(&format!("{key}.env"), list(&names), s.source.to_string());
+        row(
+            &format!("{key}.cwd"),
+            path(&s.value.cwd),
+            s.source.to_string(),
+        );
+    };
     match &r.server {
-        Some(s) => {
-            let shown = match &s.value.target {
-                ServerTarget::Command(c) => format!("-- {}", c.join(" ")),
-                ServerTarget::Url(u) => u.clone(),
-            };
-            rows.push(("server", shown, s.source.to_string()));
-            let names: Vec<String> = s.value.env.iter().map(|(k, _)| k.clone()).collect();
-            // Names only: values may be credentials.
-            rows.push(("server.env", list(&names), s.source.to_string()));
-            rows.push(("server.cwd", path(&s.value.cwd), s.source.to_string()));
-        }
-        None => rows.push((
+        Some(s) => server_rows(&mut row, "server", s),
+        None => row(
             "server",
             "(none: give a URL or `-- COMMAND`)".to_owned(),
             "default".to_owned(),
-        )),
+        ),
     }
-    rows.push(("lock", path(&r.lock.value), r.lock.source.to_string()));
+    row("lock", path(&r.lock.value), r.lock.source.to_string());
     match &r.manifest {
-        Some(m) => rows.push(("manifest", path(&m.value), m.source.to_string())),
-        None => rows.push((
+        Some(m) => row("manifest", path(&m.value), m.source.to_string()),
+        None => row(
             "manifest",
             "(the one manifest here, else serverInfo.version)".to_owned(),
             "default".to_owned(),
-        )),
+        ),
     }
-    rows.push((
+    row(
         "exclude",
         list(&r.exclude.value),
         r.exclude.source.to_string(),
-    ));
-    rows.push((
+    );
+    row(
         "fail-on",
         r.fail_on.value.as_str().to_owned(),
         r.fail_on.source.to_string(),
-    ));
-    rows.push(("skip", list(&r.skip.value), r.skip.source.to_string()));
-    rows.push((
+    );
+    row("skip", list(&r.skip.value), r.skip.source.to_string());
+    row(
         "strict-semver",
         r.strict_semver.value.to_string(),
         r.strict_semver.source.to_string(),
-    ));
-    rows.push((
+    );
+    row(
         "deny-security",
         r.deny_security.value.to_string(),
         r.deny_security.source.to_string(),
-    ));
+    );
     if let Some(v) = &r.required_version {
-        rows.push(("required-version", v.value.clone(), v.source.to_string()));
+        row("required-version", v.value.clone(), v.source.to_string());
+    }
+    if r.profiles.is_empty() {
+        row(
+            "profiles",
+            "(none: `lock`, `check` and `verify --profile NAME` need a target given here)"
+                .to_owned(),
+            "default".to_owned(),
+        );
+    }
+    for (name, s) in &r.profiles {
+        server_rows(&mut row, &format!("profiles.{name}"), s);
+    }
+    match &r.anonymous {
+        Some(a) => {
+            let source = a.source.to_string();
+            row(
+                "anonymous.env-unset",
+                list(&a.value.env_unset),
+                source.clone(),
+            );
+            row("anonymous.routes", list(&a.value.routes), source);
+        }
+        None => {
+            row("anonymous.env-unset", list(&[]), "default".to_owned());
+            row("anonymous.routes", list(&[]), "default".to_owned());
+        }
     }
     rows
 }

@@ -105,6 +105,42 @@ fn commands_without_a_target_use_the_config_and_flags_override_it() {
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).expect("json");
     assert_eq!(doc["settings"]["lock"]["source"], "mcpseal.toml");
     assert_eq!(doc["settings"]["exclude"]["source"], "default");
+    // No profiles and no `[anonymous]`: defaults, said so.
+    assert_eq!(doc["settings"]["profiles"]["source"], "default");
+    assert_eq!(doc["settings"]["anonymous.routes"]["value"], "(none)");
+    assert_eq!(doc["settings"]["anonymous.routes"]["source"], "default");
+}
+
+#[test]
+fn a_bad_profile_table_is_refused_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("mcpseal.toml"),
+        "[profiles.ro]\nurl = \"ftp://x\"\n",
+    )
+    .expect("write");
+    let out = run(dir.path(), &["config"]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("[profiles.ro] `url` is not an http:// or https:// URL"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("hint:"), "{}", out.stderr);
+    std::fs::write(
+        dir.path().join("mcpseal.toml"),
+        "[profiles.ro]\nurl = \"http://127.0.0.1:9/mcp\"\n",
+    )
+    .expect("write");
+    let out = run(dir.path(), &["config"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("profiles.ro     http://127.0.0.1:9/mcp  (mcpseal.toml)"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -232,6 +268,43 @@ fn profiles_and_anonymous_settings_come_from_the_config() {
         let out = run(dir.path(), &["check", "--profile", profile]);
         assert_eq!(out.code, 0, "{profile}: {}{}", out.stdout, out.stderr);
     }
+    // Without `--profile`, both profiles, each against its own table.
+    let out = run(dir.path(), &["check", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(doc["profiles"][0]["profile"], "full", "{doc:#}");
+    assert_eq!(doc["profiles"][1]["profile"], "read-only", "{doc:#}");
+    assert_eq!(doc["profiles"][1]["verdict"], "passed", "{doc:#}");
+    // `mcpseal config` shows each profile and `[anonymous]`, and where they came from.
+    let shown = run(dir.path(), &["config"]);
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    for line in [
+        "profiles.full.env FIXTURE_KEY  (mcpseal.toml)",
+        "profiles.read-only.env FIXTURE_KEY  (mcpseal.toml)",
+        "anonymous.env-unset FIXTURE_KEY  (mcpseal.toml)",
+        "anonymous.routes (none)  (mcpseal.toml)",
+    ] {
+        assert!(shown.stdout.contains(line), "{line}: {}", shown.stdout);
+    }
+    assert!(
+        shown.stdout.contains("profiles.read-only -- ")
+            && shown.stdout.contains("--hide-tool echo  (mcpseal.toml)"),
+        "{}",
+        shown.stdout
+    );
+    // Names only: the value of a profile's env is never shown.
+    assert!(!shown.stdout.contains("FIXTURE_KEY=k"), "{}", shown.stdout);
+    let json = run(dir.path(), &["config", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).expect("json");
+    assert_eq!(
+        doc["settings"]["profiles.full.cwd"]["source"],
+        "mcpseal.toml"
+    );
+    assert_eq!(
+        doc["settings"]["anonymous.env-unset"]["value"],
+        "FIXTURE_KEY"
+    );
+    assert!(doc["settings"].get("profiles").is_none(), "{doc:#}");
     // A profile the config does not have is no target (never `[server]` in its place).
     let out = run(dir.path(), &["check", "--profile", "other"]);
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
