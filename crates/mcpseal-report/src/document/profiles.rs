@@ -261,3 +261,85 @@ impl VerifyProfilesReport {
         worst(self.profiles.iter().map(|p| p.verdict))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::ErrorKind;
+    use mcpseal_surface::diff;
+    use serde_json::json;
+
+    fn tools(names: &[&str]) -> serde_json::Value {
+        let tools: Vec<_> = names
+            .iter()
+            .map(|n| json!({"name": n, "inputSchema": {"type": "object"}}))
+            .collect();
+        json!({"form": "mcpseal/1", "era": "2026-07-28", "server": null, "resources": null,
+               "resourceTemplates": null, "prompts": null, "tools": tools})
+    }
+
+    /// A profile's diff as `check --profile NAME` has it: every path under `/profiles/NAME`.
+    fn profile_diff(name: &str, before: &[&str], after: &[&str]) -> DiffDocument {
+        let mut d = diff(&tools(before), &tools(after));
+        for c in &mut d.changes {
+            c.path = format!("/profiles/{name}{}", c.path);
+        }
+        DiffDocument::of(&d)
+    }
+
+    #[test]
+    fn the_worst_verdict_wins() {
+        use ProfileVerdict::{Failed, NoVerdict, Passed};
+        assert_eq!(worst([Passed, Passed].into_iter()), Passed);
+        assert_eq!(worst([Passed, Failed].into_iter()), Failed);
+        assert_eq!(worst([NoVerdict, Failed, Passed].into_iter()), NoVerdict);
+        assert_eq!(worst(std::iter::empty()), Passed);
+        assert_eq!(
+            [Passed, Failed, NoVerdict].map(ProfileVerdict::code),
+            [0, 1, 2]
+        );
+    }
+
+    #[test]
+    fn the_joined_diff_keeps_each_profiles_paths_in_path_order() {
+        // `full` sorts after `full-x` in path order (`-` is below `/`): the join re-sorts.
+        let a = profile_diff("full", &["a"], &["a", "b"]);
+        let b = profile_diff("full-x", &["a"], &[]);
+        let quiet = profile_diff("other", &["a"], &["a"]);
+        let d = joined([&a, &quiet, &b].into_iter());
+        let paths: Vec<&str> = d.changes.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "/profiles/full-x/tools/name=a",
+                "/profiles/full/tools/name=b"
+            ]
+        );
+        assert_eq!(d.summary.breaking, 1, "{d:?}");
+        assert!(joined([&quiet].into_iter()).is_empty());
+    }
+
+    #[test]
+    fn the_first_error_names_its_profile() {
+        let e = ErrorBody {
+            kind: ErrorKind::Unreachable,
+            message: "connection refused".into(),
+            hint: Some("start it".into()),
+        };
+        let first = first_error([("admin", &e), ("other", &e)].into_iter()).expect("one");
+        assert_eq!(first.message, "profile `admin`: connection refused");
+        assert_eq!(first.kind, ErrorKind::Unreachable);
+        assert_eq!(first.hint.as_deref(), Some("start it"));
+        assert!(first_error(std::iter::empty()).is_none());
+        let section = ProfileCheck::of("admin".into(), Err(e));
+        assert_eq!(section.verdict, ProfileVerdict::NoVerdict);
+        let report = CheckProfilesReport::new("surface.lock.json".into(), vec![section]);
+        assert!(!report.matches);
+        assert_eq!(report.verdict(), ProfileVerdict::NoVerdict);
+        assert!(
+            report
+                .error
+                .is_some_and(|e| e.message.starts_with("profile `admin`: "))
+        );
+    }
+}
