@@ -415,8 +415,7 @@ fn rows(r: &Resolved) -> Vec<(String, String, String)> {
     if r.profiles.is_empty() {
         row(
             "profiles",
-            "(none: `lock`, `check` and `verify --profile NAME` need a target given here)"
-                .to_owned(),
+            "(none: a profile's target is given on the command line)".to_owned(),
             "default".to_owned(),
         );
     }
