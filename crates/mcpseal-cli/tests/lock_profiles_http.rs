@@ -199,6 +199,20 @@ fn every_profile_is_judged_against_its_own_server_and_a_change_names_its_profile
             out.stderr
         );
     }
+    // `verify --attempts` asks the drifted profile again, and says which profile it is.
+    let out = w.run(&["verify", "--attempts", "2", "--wait", "10ms"], None);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("note: profile `read-only`: attempt 1/2: the surface differs from the lock"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("profile `full`: attempt"),
+        "{}",
+        out.stderr
+    );
     let text = w.run(&["check"], None);
     assert_eq!(text.code, 1, "{text:?}");
     assert!(

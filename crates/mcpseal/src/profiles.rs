@@ -132,11 +132,27 @@ pub async fn verify_all(
             profile: Some(name.clone()),
             ..options.clone()
         };
-        let result = crate::verify::run(&t.target, t.connect.clone(), &one, retry, progress).await;
+        let named = Named {
+            profile: &name,
+            inner: progress,
+        };
+        let result = crate::verify::run(&t.target, t.connect.clone(), &one, retry, &named).await;
         sections.push(ProfileVerify::of(name, result.map_err(|e| e.body())));
     }
     Ok(VerifyProfilesReport::new(
         options.path.display().to_string(),
         sections,
     ))
+}
+
+/// Tells `inner` which profile is retrying.
+struct Named<'a> {
+    profile: &'a str,
+    inner: &'a dyn VerifyProgress,
+}
+
+impl VerifyProgress for Named<'_> {
+    fn retrying(&self, attempt: u32, attempts: u32) {
+        self.inner.retrying_profile(self.profile, attempt, attempts);
+    }
 }

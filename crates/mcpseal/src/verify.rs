@@ -59,6 +59,13 @@ impl Default for Retry {
 pub trait VerifyProgress {
     /// Attempt `attempt` of `attempts` saw a differing surface; the next comes after the wait.
     fn retrying(&self, attempt: u32, attempts: u32);
+
+    /// [`VerifyProgress::retrying`] for profile `profile` of a run over every profile
+    /// ([`crate::profiles::verify_all`]); by default, as `retrying`.
+    fn retrying_profile(&self, profile: &str, attempt: u32, attempts: u32) {
+        let _ = profile;
+        self.retrying(attempt, attempts);
+    }
 }
 
 /// No progress reporting.

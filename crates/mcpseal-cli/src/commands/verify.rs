@@ -19,6 +19,13 @@ impl VerifyProgress for Notes<'_> {
             self.wait
         ));
     }
+
+    fn retrying_profile(&self, profile: &str, attempt: u32, attempts: u32) {
+        output::note(&format!(
+            "note: profile `{profile}`: attempt {attempt}/{attempts}: the surface differs from the lock; asking again in {}",
+            self.wait
+        ));
+    }
 }
 
 pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {

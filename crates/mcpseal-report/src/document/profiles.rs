@@ -207,7 +207,7 @@ impl ProfileVerify {
 }
 
 impl CheckProfilesReport {
-    /// The report of `sections` (one per profile of `lock`, in the lock's order).
+    /// The report of `profiles` (one section per profile of `lock`, in the lock's order).
     pub fn new(lock: String, profiles: Vec<ProfileCheck>) -> CheckProfilesReport {
         let verdict = worst(profiles.iter().map(|p| p.verdict));
         CheckProfilesReport {
@@ -235,7 +235,7 @@ impl CheckProfilesReport {
 }
 
 impl VerifyProfilesReport {
-    /// The report of `sections` (one per profile of `lock`, in the lock's order).
+    /// The report of `profiles` (one section per profile of `lock`, in the lock's order).
     pub fn new(lock: String, profiles: Vec<ProfileVerify>) -> VerifyProfilesReport {
         let verdict = worst(profiles.iter().map(|p| p.verdict));
         VerifyProfilesReport {
