@@ -9,16 +9,17 @@
     reason = "the test writes its inputs and starts the programs it checks"
 )]
 
+mod index_support;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
-use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use mcpseal_fixtures::HttpFixture;
 use serde_json::Value;
+
+use index_support::mcpseal_in;
 
 /// One request as received.
 #[derive(Debug, Clone)]
@@ -183,13 +184,6 @@ impl Recorder {
     }
 }
 
-fn mcpseal(dir: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
-    cmd.current_dir(dir).args(args);
-    cmd.timeout(Duration::from_secs(600));
-    cmd.output().expect("runs")
-}
-
 #[test]
 fn remotes_are_treated_with_manners() {
     let work = tempfile::tempdir().expect("work");
@@ -206,8 +200,9 @@ fn remotes_are_treated_with_manners() {
         ),
     )
     .expect("cohort");
-    let out = mcpseal(
-        w,
+    let out = mcpseal_in(
+        Some(w),
+        &[],
         &[
             "index",
             "run",
@@ -227,13 +222,7 @@ fn remotes_are_treated_with_manners() {
         String::from_utf8_lossy(&out.stderr)
     );
     let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
-    let row = |id: &str| {
-        doc["rows"]
-            .as_array()
-            .and_then(|rows| rows.iter().find(|r| r["id"] == id))
-            .cloned()
-            .unwrap_or_else(|| panic!("no row {id}"))
-    };
+    let row = |id: &str| index_support::row(&doc, id).clone();
     let seen = recorder.seen();
     assert!(!seen.is_empty());
 
@@ -292,7 +281,11 @@ fn remotes_are_treated_with_manners() {
 
     // The recorder would see a tool call: `mcpseal probe` (not the index) sends one.
     let before = recorder.seen().len();
-    let _ = mcpseal(w, &["probe", &format!("{}/plain/mcp", recorder.url)]);
+    let _ = mcpseal_in(
+        Some(w),
+        &[],
+        &["probe", &format!("{}/plain/mcp", recorder.url)],
+    );
     let probed = &recorder.seen()[before..];
     assert!(
         probed

@@ -10,45 +10,15 @@
     reason = "the test writes its inputs and starts the programs it checks"
 )]
 
+mod index_support;
 mod lock_support;
 
-use std::path::Path;
-use std::process::Output;
-
-use assert_cmd::Command;
+use index_support::{mcpseal_in, ok, row};
 use lock_support::{Work, assert_schema, base_surface, without_tool};
 use mcpseal_fixtures::packages::{NPM_NAME, Verdaccio};
 use mcpseal_fixtures::{HttpFixture, RegistryFixture};
 use mcpseal_publish::keys::{MCPSEAL_KEY, PUBLISHER_PROVIDED, SERVER_SCHEMA_URL};
 use serde_json::{Value, json};
-
-fn mcpseal(dir: &Path, env: &[(String, String)], args: &[&str]) -> Output {
-    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
-    cmd.current_dir(dir)
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)));
-    cmd.timeout(std::time::Duration::from_secs(600));
-    cmd.output().expect("runs")
-}
-
-fn ok(out: &Output) {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout {}\nstderr {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn row<'a>(doc: &'a Value, id: &str) -> &'a Value {
-    doc["rows"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .find(|r| r["id"] == id)
-        .unwrap_or_else(|| panic!("no row {id} in {doc:#}"))
-}
 
 fn entry(name: &str, url: &str) -> Value {
     json!({
@@ -129,8 +99,8 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     let cache = w.path("cache").to_string_lossy().into_owned();
 
     // The cohort, from the registry's listing.
-    let out = mcpseal(
-        dir,
+    let out = mcpseal_in(
+        Some(dir),
         &env,
         &[
             "index",
@@ -171,8 +141,8 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     );
     w.write("cohort.toml", &text);
     // The same listing writes the same bytes.
-    let again = mcpseal(
-        dir,
+    let again = mcpseal_in(
+        Some(dir),
         &env,
         &[
             "index",
@@ -186,8 +156,8 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     assert_eq!(again.stdout, out.stdout);
 
     // The run: each entry expanded at run time.
-    let out = mcpseal(
-        dir,
+    let out = mcpseal_in(
+        Some(dir),
         &env,
         &[
             "index",
@@ -263,7 +233,7 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     args.extend([
         "--out", "again", "--run-id", "r1", "--cache", &cache, "--format", "json",
     ]);
-    let out = mcpseal(dir, &env, &args);
+    let out = mcpseal_in(Some(dir), &env, &args);
     ok(&out);
     let one: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_schema("index-run.schema.json", &one);
@@ -271,12 +241,12 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     assert_eq!(&one["rows"][0], weather);
     assert!(w.path("again/rerun-io.github.me-weather.json").is_file());
     // A merge never takes a rerun for a shard.
-    let merged = mcpseal(dir, &env, &["index", "merge", "again", "--out", "m"]);
+    let merged = mcpseal_in(Some(dir), &env, &["index", "merge", "again", "--out", "m"]);
     assert_eq!(merged.status.code(), Some(2));
 
     // An id the cohort does not hold: exit 2 with a hint, nothing measured.
-    let out = mcpseal(
-        dir,
+    let out = mcpseal_in(
+        Some(dir),
         &env,
         &["index", "rerun", "nope", "--cohort", "cohort.toml"],
     );
@@ -295,8 +265,8 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
             registry.url, registry.url
         ),
     );
-    let out = mcpseal(
-        dir,
+    let out = mcpseal_in(
+        Some(dir),
         &env,
         &[
             "index",
