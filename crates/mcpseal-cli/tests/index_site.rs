@@ -204,6 +204,16 @@ fn the_site_renders_in_chromium_with_a_row_per_target_and_its_charts() {
     }
     assert!(cohort_table.contains("<tr class=\"target state-unreachable\">"));
     assert!(cohort_table.contains("<tr class=\"target state-incomplete\">"));
+    // The published-fingerprint column, a cell with its title per row: none of these fixtures
+    // is a registry entry (index_registry checks match, mismatch and none).
+    assert!(cohort_table.contains("<th scope=\"col\">published</th>"));
+    assert_eq!(
+        cohort_table
+            .matches("<td class=\"published\" title=\"no registry entry: nothing published to compare\">–</td>")
+            .count(),
+        TARGETS,
+        "{cohort_table}"
+    );
 
     // The three charts, each an SVG image with a title, a description and the table it names.
     for (chart, table) in [
