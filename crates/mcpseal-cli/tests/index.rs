@@ -511,3 +511,82 @@ fn a_bad_cohort_is_exit_2_with_a_hint() {
     assert_eq!(doc["error"]["kind"], "usage", "{doc:#}");
     assert!(!work.path().join("out").exists());
 }
+
+/// A package registry that accepts connections and never answers: the target's budget ends
+/// its install. The row says so, and the stage timing on stderr holds the time the install used
+/// (it read `install 0.0 s`, so the cost split lost the budget's worth); a target beside it
+/// whose install fails at once is timed as the short failure it is.
+#[test]
+fn an_install_cut_by_the_budget_is_timed_as_install() {
+    let work = tempfile::tempdir().expect("work");
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let silent_url = format!("http://{}", silent.local_addr().expect("addr"));
+    // Held, unanswered: every connection is accepted by the kernel and then left waiting.
+    let held = std::thread::spawn(move || {
+        let mut streams = Vec::new();
+        for s in silent.incoming().take(8) {
+            streams.push(s);
+        }
+        streams.len()
+    });
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let closed_url = format!("http://{}", closed.local_addr().expect("addr"));
+    drop(closed);
+    let cohort = work.path().join("cohort.toml");
+    std::fs::write(
+        &cohort,
+        format!(
+            "[[target]]\nid = \"silent\"\ninstall = \"npm:left-pad@1.3.0\"\nregistry = \"{silent_url}\"\nbudget-seconds = 4\n\n[[target]]\nid = \"refused\"\ninstall = \"npm:left-pad@1.3.0\"\nregistry = \"{closed_url}\"\nbudget-seconds = 120\n"
+        ),
+    )
+    .expect("write");
+    let out = mcpseal_in(
+        None,
+        &[],
+        &[
+            "index",
+            "run",
+            cohort.to_str().expect("utf-8"),
+            "--out",
+            &work.path().join("out").to_string_lossy(),
+            "--cache",
+            &work.path().join("cache").to_string_lossy(),
+            "--jobs",
+            "2",
+            "--format",
+            "json",
+        ],
+    );
+    ok(&out);
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let silent_row = row(&doc, "silent");
+    assert_eq!(silent_row["state"], "installFailed", "{silent_row:#}");
+    assert!(
+        silent_row["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("budget of 4 s ran out during")),
+        "{silent_row:#}"
+    );
+    let refused_row = row(&doc, "refused");
+    assert_eq!(refused_row["state"], "installFailed", "{refused_row:#}");
+    assert!(
+        !refused_row["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("ran out")),
+        "{refused_row:#}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let install_seconds = |id: &str| -> f64 {
+        err.lines()
+            .find_map(|l| l.strip_prefix(&format!("{id}: install ")))
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no timing line for {id}: {err}"))
+    };
+    // The deadline fires no earlier than the budget after the target began, so the cut
+    // install used most of it; half is a bound no load can break.
+    assert!(install_seconds("silent") >= 2.0, "{err}");
+    // The refused one is timed too (a number, not the budget's 120 s).
+    assert!(install_seconds("refused") < 120.0, "{err}");
+    drop(held);
+}
