@@ -10,31 +10,16 @@
     reason = "the test writes its inputs and starts the programs it checks"
 )]
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
+mod index_support;
 
-use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
 use mcpseal_fixtures::HttpFixture;
 use mcpseal_fixtures::packages::{NPM_NAME, Verdaccio};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-fn mcpseal(env: &[(String, String)], args: &[&str]) -> Output {
-    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
-    cmd.args(args).envs(env.iter().map(|(k, v)| (k, v)));
-    cmd.timeout(std::time::Duration::from_secs(600));
-    cmd.output().expect("runs")
-}
-
-fn ok(out: &Output) {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout {}\nstderr {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use index_support::{mcpseal_in, ok, row};
 
 fn read(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).expect("document")).expect("json")
@@ -48,15 +33,6 @@ fn schema_check(doc: &Value) {
     let v = jsonschema::validator_for(&schema).expect("compiles");
     let errors: Vec<String> = v.iter_errors(doc).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{errors:?}");
-}
-
-fn row<'a>(doc: &'a Value, id: &str) -> &'a Value {
-    doc["rows"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .find(|r| r["id"] == id)
-        .unwrap_or_else(|| panic!("no row {id}"))
 }
 
 fn states(doc: &Value) -> Vec<(String, String)> {
@@ -181,7 +157,8 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
     let dir = |name: &str| w.join(name).to_string_lossy().into_owned();
 
     // Run 1, unsharded.
-    let out = mcpseal(
+    let out = mcpseal_in(
+        None,
         &env,
         &[
             "index",
@@ -258,7 +235,8 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
     // The same run in 3 shards, merged: byte-identical to the unsharded run merged.
     for i in 0..3 {
         let shard = format!("{i}/3");
-        ok(&mcpseal(
+        ok(&mcpseal_in(
+            None,
             &env,
             &[
                 "index",
@@ -277,7 +255,8 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
             ],
         ));
     }
-    ok(&mcpseal(
+    ok(&mcpseal_in(
+        None,
         &env,
         &[
             "index",
@@ -290,7 +269,8 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
         ],
     ));
     let db = dir("history.sqlite");
-    ok(&mcpseal(
+    ok(&mcpseal_in(
+        None,
         &env,
         &[
             "index",
@@ -303,7 +283,8 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
         ],
     ));
     // The same run merged again from its shards: recorded once (idempotent on the run id).
-    let again = mcpseal(
+    let again = mcpseal_in(
+        None,
         &env,
         &[
             "index",
@@ -341,7 +322,8 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
     assert_eq!(evidence_checks(&merged, &w.join("m3")), 12);
 
     // A missing shard is refused with a hint (exit 2), nothing written.
-    let refused = mcpseal(
+    let refused = mcpseal_in(
+        None,
         &env,
         &[
             "index",
@@ -364,7 +346,8 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
         cohort(fixture, &remote.url, &npm.url(), &memory_file, 2),
     )
     .expect("cohort");
-    let out = mcpseal(
+    let out = mcpseal_in(
+        None,
         &env,
         &[
             "index",
@@ -405,7 +388,8 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
     assert_eq!(doc2["summary"]["changedWithoutBump"], 1);
 
     // History: both runs, oldest first, every rate with its denominator.
-    ok(&mcpseal(
+    ok(&mcpseal_in(
+        None,
         &env,
         &[
             "index",
@@ -417,7 +401,7 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
             &db,
         ],
     ));
-    let h = mcpseal(&env, &["index", "history", "--db", &db]);
+    let h = mcpseal_in(None, &env, &["index", "history", "--db", &db]);
     ok(&h);
     let text = String::from_utf8_lossy(&h.stdout);
     let runs: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ')).collect();
@@ -432,7 +416,8 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
     // The site: one row per target, the chart, a page per server with both runs, evidence
     // links that resolve, no script, the same bytes twice.
     let site = |out: &str| {
-        ok(&mcpseal(
+        ok(&mcpseal_in(
+            None,
             &env,
             &[
                 "index",
@@ -506,7 +491,8 @@ fn a_bad_cohort_is_exit_2_with_a_hint() {
         "[[target]]\nid = \"x\"\ninstall = \"npm:left-pad\"\n",
     )
     .expect("write");
-    let out = mcpseal(
+    let out = mcpseal_in(
+        None,
         &[],
         &[
             "index",
@@ -524,4 +510,83 @@ fn a_bad_cohort_is_exit_2_with_a_hint() {
     let doc: Value = serde_json::from_slice(&out.stdout).expect("error document");
     assert_eq!(doc["error"]["kind"], "usage", "{doc:#}");
     assert!(!work.path().join("out").exists());
+}
+
+/// A package registry that accepts connections and never answers: the target's budget ends
+/// its install. The row says so, and the stage timing on stderr holds the time the install used
+/// (it read `install 0.0 s`, so the cost split lost the budget's worth); a target beside it
+/// whose install fails at once is timed as the short failure it is.
+#[test]
+fn an_install_cut_by_the_budget_is_timed_as_install() {
+    let work = tempfile::tempdir().expect("work");
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let silent_url = format!("http://{}", silent.local_addr().expect("addr"));
+    // Held, unanswered: every connection is accepted by the kernel and then left waiting.
+    let held = std::thread::spawn(move || {
+        let mut streams = Vec::new();
+        for s in silent.incoming().take(8) {
+            streams.push(s);
+        }
+        streams.len()
+    });
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let closed_url = format!("http://{}", closed.local_addr().expect("addr"));
+    drop(closed);
+    let cohort = work.path().join("cohort.toml");
+    std::fs::write(
+        &cohort,
+        format!(
+            "[[target]]\nid = \"silent\"\ninstall = \"npm:left-pad@1.3.0\"\nregistry = \"{silent_url}\"\nbudget-seconds = 4\n\n[[target]]\nid = \"refused\"\ninstall = \"npm:left-pad@1.3.0\"\nregistry = \"{closed_url}\"\nbudget-seconds = 120\n"
+        ),
+    )
+    .expect("write");
+    let out = mcpseal_in(
+        None,
+        &[],
+        &[
+            "index",
+            "run",
+            cohort.to_str().expect("utf-8"),
+            "--out",
+            &work.path().join("out").to_string_lossy(),
+            "--cache",
+            &work.path().join("cache").to_string_lossy(),
+            "--jobs",
+            "2",
+            "--format",
+            "json",
+        ],
+    );
+    ok(&out);
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let silent_row = row(&doc, "silent");
+    assert_eq!(silent_row["state"], "installFailed", "{silent_row:#}");
+    assert!(
+        silent_row["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("budget of 4 s ran out during")),
+        "{silent_row:#}"
+    );
+    let refused_row = row(&doc, "refused");
+    assert_eq!(refused_row["state"], "installFailed", "{refused_row:#}");
+    assert!(
+        !refused_row["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("ran out")),
+        "{refused_row:#}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let install_seconds = |id: &str| -> f64 {
+        err.lines()
+            .find_map(|l| l.strip_prefix(&format!("{id}: install ")))
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no timing line for {id}: {err}"))
+    };
+    // The deadline fires no earlier than the budget after the target began, so the cut
+    // install used most of it; half is a bound no load can break.
+    assert!(install_seconds("silent") >= 2.0, "{err}");
+    // The refused one is timed too (a number, not the budget's 120 s).
+    assert!(install_seconds("refused") < 120.0, "{err}");
+    drop(held);
 }

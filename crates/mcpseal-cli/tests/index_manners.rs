@@ -9,16 +9,17 @@
     reason = "the test writes its inputs and starts the programs it checks"
 )]
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod index_support;
+
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
-use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use mcpseal_fixtures::HttpFixture;
 use serde_json::Value;
+
+use index_support::{forward, mcpseal_in, read_request};
 
 /// One request as received.
 #[derive(Debug, Clone)]
@@ -48,35 +49,6 @@ struct Recorder {
     log: Arc<Mutex<Log>>,
 }
 
-/// A request as read: its request line, its headers (names lower-cased), its body.
-type Request = (String, Vec<(String, String)>, Vec<u8>);
-
-fn read_request(stream: &mut TcpStream) -> Option<Request> {
-    let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let mut line = String::new();
-    reader.read_line(&mut line).ok()?;
-    let mut headers = Vec::new();
-    loop {
-        let mut h = String::new();
-        reader.read_line(&mut h).ok()?;
-        let h = h.trim_end().to_owned();
-        if h.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
-        }
-    }
-    let length = headers
-        .iter()
-        .find(|(k, _)| k == "content-length")
-        .and_then(|(_, v)| v.parse::<usize>().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some((line.trim_end().to_owned(), headers, body))
-}
-
 fn refuse(stream: &mut TcpStream, retry_after: u64) {
     let body = "{\"error\":\"slow down\"}";
     let _ = write!(
@@ -84,35 +56,6 @@ fn refuse(stream: &mut TcpStream, retry_after: u64) {
         "HTTP/1.1 429 Too Many Requests\r\nRetry-After: {retry_after}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-}
-
-fn forward(
-    stream: &mut TcpStream,
-    upstream: &str,
-    line: &str,
-    headers: &[(String, String)],
-    body: &[u8],
-) {
-    let rest = upstream.trim_start_matches("http://");
-    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
-    let Ok(mut up) = TcpStream::connect(host) else {
-        return;
-    };
-    let _ = up.set_read_timeout(Some(Duration::from_secs(20)));
-    let method = line.split(' ').next().unwrap_or("POST");
-    let mut head = format!("{method} /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
-    for (k, v) in headers {
-        if !matches!(k.as_str(), "host" | "connection") {
-            head.push_str(&format!("{k}: {v}\r\n"));
-        }
-    }
-    head.push_str("\r\n");
-    if up.write_all(head.as_bytes()).is_err() || up.write_all(body).is_err() {
-        return;
-    }
-    let mut answer = Vec::new();
-    let _ = up.read_to_end(&mut answer);
-    let _ = stream.write_all(&answer);
 }
 
 impl Recorder {
@@ -170,7 +113,8 @@ impl Recorder {
                     if refused {
                         refuse(&mut stream, if target == "slow" { 3600 } else { 1 });
                     } else {
-                        forward(&mut stream, &upstream, &line, &headers, &body);
+                        let answer = forward(&upstream, &line, &headers, &body);
+                        let _ = stream.write_all(&answer);
                     }
                 });
             }
@@ -181,13 +125,6 @@ impl Recorder {
     fn seen(&self) -> Vec<Seen> {
         self.log.lock().expect("log").seen.clone()
     }
-}
-
-fn mcpseal(dir: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
-    cmd.current_dir(dir).args(args);
-    cmd.timeout(Duration::from_secs(600));
-    cmd.output().expect("runs")
 }
 
 #[test]
@@ -206,8 +143,9 @@ fn remotes_are_treated_with_manners() {
         ),
     )
     .expect("cohort");
-    let out = mcpseal(
-        w,
+    let out = mcpseal_in(
+        Some(w),
+        &[],
         &[
             "index",
             "run",
@@ -227,13 +165,7 @@ fn remotes_are_treated_with_manners() {
         String::from_utf8_lossy(&out.stderr)
     );
     let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
-    let row = |id: &str| {
-        doc["rows"]
-            .as_array()
-            .and_then(|rows| rows.iter().find(|r| r["id"] == id))
-            .cloned()
-            .unwrap_or_else(|| panic!("no row {id}"))
-    };
+    let row = |id: &str| index_support::row(&doc, id).clone();
     let seen = recorder.seen();
     assert!(!seen.is_empty());
 
@@ -292,7 +224,11 @@ fn remotes_are_treated_with_manners() {
 
     // The recorder would see a tool call: `mcpseal probe` (not the index) sends one.
     let before = recorder.seen().len();
-    let _ = mcpseal(w, &["probe", &format!("{}/plain/mcp", recorder.url)]);
+    let _ = mcpseal_in(
+        Some(w),
+        &[],
+        &["probe", &format!("{}/plain/mcp", recorder.url)],
+    );
     let probed = &recorder.seen()[before..];
     assert!(
         probed

@@ -4,51 +4,22 @@
 //! registry (Verdaccio). `index cohort --from-registry` pins the listing; `index run` expands
 //! each `registry:NAME@VER` at run time and fills the published-fingerprint column (match on
 //! the entry served as stamped, mismatch on one whose server drifted, none without a block);
-//! `index rerun` recomputes a row with the command the row states.
+//! `index rerun` recomputes a row with the command the row states. The merged run recorded in
+//! the history keeps the published column and the skipped rules, and the site shows both.
 #![expect(
     clippy::disallowed_methods,
     reason = "the test writes its inputs and starts the programs it checks"
 )]
 
+mod index_support;
 mod lock_support;
 
-use std::path::Path;
-use std::process::Output;
-
-use assert_cmd::Command;
+use index_support::{mcpseal_in, ok, row};
 use lock_support::{Work, assert_schema, base_surface, without_tool};
 use mcpseal_fixtures::packages::{NPM_NAME, Verdaccio};
 use mcpseal_fixtures::{HttpFixture, RegistryFixture};
 use mcpseal_publish::keys::{MCPSEAL_KEY, PUBLISHER_PROVIDED, SERVER_SCHEMA_URL};
 use serde_json::{Value, json};
-
-fn mcpseal(dir: &Path, env: &[(String, String)], args: &[&str]) -> Output {
-    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
-    cmd.current_dir(dir)
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)));
-    cmd.timeout(std::time::Duration::from_secs(600));
-    cmd.output().expect("runs")
-}
-
-fn ok(out: &Output) {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout {}\nstderr {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn row<'a>(doc: &'a Value, id: &str) -> &'a Value {
-    doc["rows"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .find(|r| r["id"] == id)
-        .unwrap_or_else(|| panic!("no row {id} in {doc:#}"))
-}
 
 fn entry(name: &str, url: &str) -> Value {
     json!({
@@ -129,8 +100,8 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     let cache = w.path("cache").to_string_lossy().into_owned();
 
     // The cohort, from the registry's listing.
-    let out = mcpseal(
-        dir,
+    let out = mcpseal_in(
+        Some(dir),
         &env,
         &[
             "index",
@@ -171,8 +142,8 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     );
     w.write("cohort.toml", &text);
     // The same listing writes the same bytes.
-    let again = mcpseal(
-        dir,
+    let again = mcpseal_in(
+        Some(dir),
         &env,
         &[
             "index",
@@ -186,8 +157,8 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     assert_eq!(again.stdout, out.stdout);
 
     // The run: each entry expanded at run time.
-    let out = mcpseal(
-        dir,
+    let out = mcpseal_in(
+        Some(dir),
         &env,
         &[
             "index",
@@ -248,6 +219,94 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     assert_eq!(doc["summary"]["publishedMismatch"], 1);
     assert_eq!(doc["summary"]["publishedNone"], 2);
 
+    // The history keeps the column and the skipped rules; the site shows both.
+    ok(&mcpseal_in(
+        Some(dir),
+        &env,
+        &[
+            "index",
+            "merge",
+            "run",
+            "--out",
+            "merged",
+            "--history",
+            "history.sqlite",
+        ],
+    ));
+    let history = mcpseal_in(
+        Some(dir),
+        &env,
+        &["index", "history", "--db", "history.sqlite"],
+    );
+    ok(&history);
+    let text = String::from_utf8_lossy(&history.stdout);
+    assert!(
+        text.contains("published fingerprint: match 1 of 4 (25.0%) · mismatch 1 of 4 (25.0%) · none 2 of 4 (50.0%) · notCompared 0 of 4 (0.0%)"),
+        "{text}"
+    );
+    ok(&mcpseal_in(
+        Some(dir),
+        &env,
+        &[
+            "index",
+            "site",
+            "--from",
+            "merged",
+            "--db",
+            "history.sqlite",
+            "--out",
+            "public",
+        ],
+    ));
+    let html = std::fs::read_to_string(w.path("public/index.html")).expect("index.html");
+    assert!(html.contains("<th scope=\"col\">published</th>"));
+    let cohort_row = |id: &str| -> String {
+        html.lines()
+            .find(|l| l.contains(&format!("<a href=\"servers/{id}.html\">")))
+            .unwrap_or_else(|| panic!("no cohort row for {id}"))
+            .to_owned()
+    };
+    let declared = weather["published"]["declaredSha256"]
+        .as_str()
+        .expect("hash");
+    let cell = cohort_row("io.github.me-weather");
+    assert!(
+        cell.contains(&format!("<td class=\"published\" title=\"the live surface has the fingerprint mcpseal&#39;s block (mcpseal/1) publishes: {declared}\">match</td>")),
+        "{cell}"
+    );
+    let cell = cohort_row("io.github.me-drifted");
+    let live = drift["published"]["liveSha256"].as_str().expect("hash");
+    assert!(
+        cell.contains(&format!("the live surface is {live}\">mismatch</td>")),
+        "{cell}"
+    );
+    let cell = cohort_row("io.github.me-plain");
+    assert!(
+        cell.contains(">none</td>") && cell.contains("publishes no fingerprint"),
+        "{cell}"
+    );
+    // The remote's page lists the rules the index did not run on it, with why; the npm
+    // package (a local process, tools may be called) has none.
+    let page = std::fs::read_to_string(w.path("public/servers/io.github.me-weather.html"))
+        .expect("server page");
+    for rule in ["SEAL030", "SEAL034", "SEAL043"] {
+        assert!(
+            page.contains(&format!(
+                "<tr><th scope=\"row\">{rule}</th><td>remote target: no tool calls"
+            )),
+            "{page}"
+        );
+    }
+    assert!(page.contains("Published fingerprint: <strong>match</strong>"));
+    assert!(
+        page.contains("<td>match</td><td>SEAL030, SEAL034, SEAL043</td>"),
+        "{page}"
+    );
+    let page = std::fs::read_to_string(w.path("public/servers/io.github.me-echo.html"))
+        .expect("server page");
+    assert!(!page.contains("class=\"skipped\""), "{page}");
+    assert!(page.contains("<td>none</td><td>–</td>"), "{page}");
+
     // Every row states its rerun command; running it recomputes that row.
     for r in doc["rows"].as_array().expect("rows") {
         assert_eq!(
@@ -263,7 +322,7 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     args.extend([
         "--out", "again", "--run-id", "r1", "--cache", &cache, "--format", "json",
     ]);
-    let out = mcpseal(dir, &env, &args);
+    let out = mcpseal_in(Some(dir), &env, &args);
     ok(&out);
     let one: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_schema("index-run.schema.json", &one);
@@ -271,12 +330,12 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
     assert_eq!(&one["rows"][0], weather);
     assert!(w.path("again/rerun-io.github.me-weather.json").is_file());
     // A merge never takes a rerun for a shard.
-    let merged = mcpseal(dir, &env, &["index", "merge", "again", "--out", "m"]);
+    let merged = mcpseal_in(Some(dir), &env, &["index", "merge", "again", "--out", "m"]);
     assert_eq!(merged.status.code(), Some(2));
 
     // An id the cohort does not hold: exit 2 with a hint, nothing measured.
-    let out = mcpseal(
-        dir,
+    let out = mcpseal_in(
+        Some(dir),
         &env,
         &["index", "rerun", "nope", "--cohort", "cohort.toml"],
     );
@@ -295,8 +354,8 @@ fn registry_targets_are_expanded_and_compared_with_what_they_publish() {
             registry.url, registry.url
         ),
     );
-    let out = mcpseal(
-        dir,
+    let out = mcpseal_in(
+        Some(dir),
         &env,
         &[
             "index",

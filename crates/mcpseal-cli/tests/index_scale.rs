@@ -11,28 +11,15 @@
     reason = "the test writes its inputs and starts the programs it checks"
 )]
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
-use std::time::Duration;
+mod index_support;
 
-use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
 use serde_json::Value;
 
-const TARGETS: usize = 200;
+use index_support::mcpseal_ok;
 
-fn mcpseal(args: &[&str]) -> Output {
-    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
-    cmd.args(args).timeout(Duration::from_secs(900));
-    let out = cmd.output().expect("runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "mcpseal {args:?}\nstdout {}\nstderr {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+const TARGETS: usize = 200;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -60,7 +47,7 @@ fn a_simulated_cohort_of_200_goes_through_run_merge_history_and_site() {
     let mut shards = Vec::new();
     for i in 0..2 {
         let out = s(w.join(format!("shard{i}")));
-        mcpseal(&[
+        mcpseal_ok(&[
             "index",
             "run",
             &cohort,
@@ -78,7 +65,7 @@ fn a_simulated_cohort_of_200_goes_through_run_merge_history_and_site() {
         shards.push(out);
     }
     let merged = s(w.join("merged"));
-    mcpseal(&[
+    mcpseal_ok(&[
         "index",
         "merge",
         &shards[0],
@@ -116,11 +103,11 @@ fn a_simulated_cohort_of_200_goes_through_run_merge_history_and_site() {
     prints.dedup();
     assert!(prints.len() >= 13, "{} distinct fingerprints", prints.len());
 
-    let history = mcpseal(&["index", "history", "--db", &db]);
+    let history = mcpseal_ok(&["index", "history", "--db", &db]);
     let history = String::from_utf8_lossy(&history.stdout);
     assert!(history.contains("unreachable 4 of 200 (2.0%)"), "{history}");
     // Merging the same shards again records nothing new.
-    let again = mcpseal(&[
+    let again = mcpseal_ok(&[
         "index",
         "merge",
         &shards[0],
@@ -137,7 +124,7 @@ fn a_simulated_cohort_of_200_goes_through_run_merge_history_and_site() {
     );
 
     let site = |out: &str| {
-        mcpseal(&[
+        mcpseal_ok(&[
             "index", "site", "--from", &merged, "--db", &db, "--out", out,
         ]);
     };

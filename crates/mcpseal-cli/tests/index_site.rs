@@ -16,25 +16,15 @@
     reason = "the test writes its inputs and starts the programs it checks"
 )]
 
+mod index_support;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
 use assert_cmd::Command;
 
-fn mcpseal(args: &[&str]) -> Output {
-    let mut cmd = Command::cargo_bin("mcpseal").expect("binary");
-    cmd.args(args).timeout(Duration::from_secs(600));
-    let out = cmd.output().expect("runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "mcpseal {args:?}\nstdout {}\nstderr {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+use index_support::mcpseal_ok;
 
 /// Chromium: `MCPSEAL_CHROMIUM`, else Debian's `/usr/bin/chromium`, else `chromium` on PATH.
 fn chromium() -> PathBuf {
@@ -172,11 +162,11 @@ fn the_site_renders_in_chromium_with_a_row_per_target_and_its_charts() {
             args.push(s(w.join(format!("merged{}", run - 1))));
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        mcpseal(&args);
-        mcpseal(&["index", "merge", &out, "--out", &merged, "--history", &db]);
+        mcpseal_ok(&args);
+        mcpseal_ok(&["index", "merge", &out, "--out", &merged, "--history", &db]);
     }
     let public = w.join("public");
-    mcpseal(&[
+    mcpseal_ok(&[
         "index",
         "site",
         "--from",
@@ -214,6 +204,16 @@ fn the_site_renders_in_chromium_with_a_row_per_target_and_its_charts() {
     }
     assert!(cohort_table.contains("<tr class=\"target state-unreachable\">"));
     assert!(cohort_table.contains("<tr class=\"target state-incomplete\">"));
+    // The published-fingerprint column, a cell with its title per row: none of these fixtures
+    // is a registry entry (index_registry checks match, mismatch and none).
+    assert!(cohort_table.contains("<th scope=\"col\">published</th>"));
+    assert_eq!(
+        cohort_table
+            .matches("<td class=\"published\" title=\"no registry entry: nothing published to compare\">–</td>")
+            .count(),
+        TARGETS,
+        "{cohort_table}"
+    );
 
     // The three charts, each an SVG image with a title, a description and the table it names.
     for (chart, table) in [

@@ -251,6 +251,19 @@ impl PublishedState {
             PublishedState::NotCompared => "notCompared",
         }
     }
+
+    /// Every state, in table order.
+    pub const ALL: [PublishedState; 4] = [
+        PublishedState::Match,
+        PublishedState::Mismatch,
+        PublishedState::None,
+        PublishedState::NotCompared,
+    ];
+
+    /// Reads [`PublishedState::as_str`] back.
+    pub fn parse(s: &str) -> Option<PublishedState> {
+        PublishedState::ALL.into_iter().find(|p| p.as_str() == s)
+    }
 }
 
 /// The command that recomputes the row of `id` from the cohort file `cohort` (as it was named

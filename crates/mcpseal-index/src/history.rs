@@ -2,19 +2,29 @@
 //! `BEGIN IMMEDIATE`; schema migrations by `PRAGMA user_version`).
 //!
 //! Tables: `runs` (one per run id), `targets` (one per target id, its latest install string),
-//! `rows` (one per run × target: state, era, fingerprint, counts, change), `rule_counts` (one
-//! per run × target × rule). Recording a run is idempotent on its run id: the same document
-//! again changes nothing; a different document under a known run id is refused, so a merge can
-//! never lose or duplicate a row.
+//! `rows` (one per run × target: state, era, fingerprint, counts, change, published-fingerprint
+//! state), `rule_counts` (one per run × target × rule), `skipped_rules` (one per run × target ×
+//! probe rule left out). Recording a run is idempotent on its run id: the same document again
+//! changes nothing; a different document under a known run id is refused, so a merge can never
+//! lose or duplicate a row.
+//!
+//! Schema 2 added `rows.published` and `skipped_rules`. A run recorded under schema 1 kept
+//! neither, so their absence there says nothing: `runs.recorded_schema` (1 for those runs) tells
+//! a reader which rows can be read for them ([`TargetLine::recorded_schema`],
+//! [`RunLine::published`]).
 
 use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use crate::document::{IndexRun, RowState};
+use crate::document::{IndexRun, PublishedState, RowState};
+
+/// The first schema whose runs record `rows.published` and `skipped_rules`.
+pub const PUBLISHED_SINCE: u32 = 2;
 
 /// The schema migrations, in order; `user_version` is how many have run.
-const MIGRATIONS: &[&str] = &[r"
+const MIGRATIONS: &[&str] = &[
+    r"
 CREATE TABLE runs (
     run_id TEXT PRIMARY KEY,
     tool_version TEXT NOT NULL,
@@ -51,7 +61,19 @@ CREATE TABLE rule_counts (
     PRIMARY KEY (run_id, target_id, rule),
     FOREIGN KEY (run_id, target_id) REFERENCES rows(run_id, target_id)
 );
-"];
+",
+    r"
+ALTER TABLE runs ADD COLUMN recorded_schema INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE rows ADD COLUMN published TEXT;
+CREATE TABLE skipped_rules (
+    run_id TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    PRIMARY KEY (run_id, target_id, rule),
+    FOREIGN KEY (run_id, target_id) REFERENCES rows(run_id, target_id)
+);
+",
+];
 
 /// A history file that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -114,6 +136,10 @@ pub struct RunLine {
     pub changed_without_bump: usize,
     /// Per rule, targets it fired on.
     pub rules: Vec<(String, usize)>,
+    /// Rows per published-fingerprint state, in [`PublishedState::ALL`] order (rows without a
+    /// comparison — not `registry:` targets — are in none); `None` for a run recorded before
+    /// schema [`PUBLISHED_SINCE`], which did not keep the column.
+    pub published: Option<Vec<(PublishedState, usize)>>,
 }
 
 impl History {
@@ -166,8 +192,8 @@ impl History {
             None => {}
         }
         tx.execute(
-            "INSERT INTO runs (run_id, tool_version, cohort_sha256, document_sha256, targets) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![run.run_id, run.tool_version, run.cohort_sha256, sha, run.rows.len() as i64],
+            "INSERT INTO runs (run_id, tool_version, cohort_sha256, document_sha256, targets, recorded_schema) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![run.run_id, run.tool_version, run.cohort_sha256, sha, run.rows.len() as i64, MIGRATIONS.len() as i64],
         )?;
         for r in &run.rows {
             tx.execute(
@@ -180,8 +206,8 @@ impl History {
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default();
             tx.execute(
-                "INSERT INTO rows (run_id, target_id, version, state, era, fingerprint, errors, warnings, change_kind, without_bump, capture, probe)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                "INSERT INTO rows (run_id, target_id, version, state, era, fingerprint, errors, warnings, change_kind, without_bump, capture, probe, published)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
                 params![
                     run.run_id,
                     r.id,
@@ -194,9 +220,16 @@ impl History {
                     change,
                     r.change.without_bump,
                     r.evidence.capture,
-                    r.evidence.probe
+                    r.evidence.probe,
+                    r.published.as_ref().map(|p| p.state.as_str())
                 ],
             )?;
+            for rule in &r.skipped_rules {
+                tx.execute(
+                    "INSERT OR IGNORE INTO skipped_rules (run_id, target_id, rule) VALUES (?1, ?2, ?3)",
+                    params![run.run_id, r.id, rule],
+                )?;
+            }
             for h in &r.rules {
                 tx.execute(
                     "INSERT INTO rule_counts (run_id, target_id, rule, severity, count) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -216,11 +249,11 @@ impl History {
         let mut lines = Vec::new();
         let mut runs = self
             .conn
-            .prepare("SELECT run_id, targets FROM runs ORDER BY run_id")?;
-        let ids: Vec<(String, i64)> = runs
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .prepare("SELECT run_id, targets, recorded_schema FROM runs ORDER BY run_id")?;
+        let ids: Vec<(String, i64, i64)> = runs
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<_, _>>()?;
-        for (run_id, targets) in ids {
+        for (run_id, targets, recorded_schema) in ids {
             let mut states = Vec::new();
             for s in RowState::ALL {
                 let n: i64 = self.conn.query_row(
@@ -244,6 +277,20 @@ impl History {
                 })?
                 .map(|x| x.map(|(rule, n)| (rule, usize::try_from(n).unwrap_or(0))))
                 .collect::<Result<_, _>>()?;
+            let published = if recorded_schema >= i64::from(PUBLISHED_SINCE) {
+                let mut counts = Vec::new();
+                for p in PublishedState::ALL {
+                    let n: i64 = self.conn.query_row(
+                        "SELECT COUNT(*) FROM rows WHERE run_id = ?1 AND published = ?2",
+                        params![run_id, p.as_str()],
+                        |r| r.get(0),
+                    )?;
+                    counts.push((p, usize::try_from(n).unwrap_or(0)));
+                }
+                Some(counts)
+            } else {
+                None
+            };
             lines.push(RunLine {
                 run_id,
                 targets: usize::try_from(targets).unwrap_or(0),
@@ -251,6 +298,7 @@ impl History {
                 changed: usize::try_from(changed).unwrap_or(0),
                 changed_without_bump: usize::try_from(without).unwrap_or(0),
                 rules,
+                published,
             });
         }
         Ok(lines)
@@ -287,126 +335,27 @@ pub fn render(lines: &[RunLine]) -> String {
             let rules: Vec<String> = l.rules.iter().map(|(r, n)| format!("{r} {n}")).collect();
             out.push_str(&format!("  rules (targets): {}\n", rules.join(", ")));
         }
+        match &l.published {
+            Some(counts) if counts.iter().any(|(_, n)| *n > 0) => {
+                let parts: Vec<String> = counts
+                    .iter()
+                    .map(|(p, n)| {
+                        format!("{} {}", p.as_str(), crate::document::rate(*n, l.targets))
+                    })
+                    .collect();
+                out.push_str(&format!("  published fingerprint: {}\n", parts.join(" · ")));
+            }
+            Some(_) => {}
+            None => out.push_str(
+                "  published fingerprint: not recorded (recorded before history schema 2)\n",
+            ),
+        }
     }
     out
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::document::{Change, ChangeKind, Evidence, Row, RuleHit};
-    use mcpseal_report::Severity;
-
-    fn row(id: &str, state: RowState, changed: bool) -> Row {
-        Row {
-            id: id.into(),
-            install: format!("cmd:{id}"),
-            kind: "cmd".into(),
-            version: None,
-            expanded: None,
-            rerun: format!("mcpseal index rerun {id} --cohort c.toml"),
-            state,
-            reason: None,
-            era_hint: None,
-            era: None,
-            reported_version: None,
-            fingerprint: None,
-            counts: None,
-            probe_state: None,
-            errors: 1,
-            warnings: 0,
-            sdk_findings: 1,
-            application_findings: 0,
-            rules: vec![RuleHit {
-                rule: "SEAL001".into(),
-                severity: Severity::Error,
-                count: 1,
-            }],
-            skipped_rules: Vec::new(),
-            published: None,
-            change: Change {
-                kind: if changed {
-                    ChangeKind::Changed
-                } else {
-                    ChangeKind::First
-                },
-                without_bump: changed,
-                ..Change::first()
-            },
-            evidence: Evidence::default(),
-        }
-    }
-
-    fn run(id: &str, rows: Vec<Row>) -> IndexRun {
-        let n = rows.len();
-        IndexRun::new(id.into(), "0.1.0".into(), "sha256:c".into(), n, None, rows)
-    }
-
-    #[test]
-    fn runs_are_recorded_once_and_read_back() {
-        let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("history.sqlite");
-        let r1 = run(
-            "2026-12-01",
-            vec![
-                row("a", RowState::Findings, false),
-                row("b", RowState::Unreachable, false),
-            ],
-        );
-        let r2 = run(
-            "2026-12-08",
-            vec![
-                row("a", RowState::Findings, true),
-                row("b", RowState::Ready, false),
-            ],
-        );
-        {
-            let mut h = History::open(&path).expect("open");
-            assert_eq!(h.record(&r1).expect("r1"), Recorded::Added(2));
-            assert_eq!(h.record(&r1).expect("again"), Recorded::AlreadyThere);
-        }
-        // Reopened (migrations already run), the second run added, nothing duplicated.
-        let mut h = History::open(&path).expect("reopen");
-        assert_eq!(h.record(&r2).expect("r2"), Recorded::Added(2));
-        assert_eq!(h.record(&r2).expect("again"), Recorded::AlreadyThere);
-        assert_eq!(h.row_count().expect("count"), 4);
-        let mut other = r2.clone();
-        other.rows.pop();
-        assert!(matches!(h.record(&other), Err(HistoryError::Conflict(_))));
-        assert_eq!(
-            h.row_count().expect("count"),
-            4,
-            "a refused run writes nothing"
-        );
-        let lines = h.runs().expect("runs");
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].run_id, "2026-12-01");
-        assert!(lines[0].states.contains(&(RowState::Unreachable, 1)));
-        assert!(lines[0].states.contains(&(RowState::Ready, 0)));
-        assert_eq!(lines[1].changed_without_bump, 1);
-        assert_eq!(lines[1].rules, vec![("SEAL001".to_owned(), 2)]);
-        let text = render(&lines);
-        assert!(text.contains("unreachable 1 of 2 (50.0%)"), "{text}");
-        let mode: String = h
-            .conn
-            .pragma_query_value(None, "journal_mode", |r| r.get(0))
-            .expect("mode");
-        assert_eq!(mode, "wal");
-    }
-
-    #[test]
-    fn a_newer_database_is_refused() {
-        let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("h.sqlite");
-        let c = Connection::open(&path).expect("open");
-        c.pragma_update(None, "user_version", 99).expect("set");
-        drop(c);
-        assert!(matches!(
-            History::open(&path),
-            Err(HistoryError::Newer { found: 99, .. })
-        ));
-    }
-}
+mod tests;
 
 /// One target's row in one run, for its page.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -427,6 +376,43 @@ pub struct TargetLine {
     pub errors: usize,
     /// Evidence addresses (capture, probe).
     pub evidence: (Option<String>, Option<String>),
+    /// The published-fingerprint comparison (`None`: the row has none — not a `registry:`
+    /// target, or its entry was not read — or, below [`PUBLISHED_SINCE`], it was not kept).
+    pub published: Option<PublishedState>,
+    /// Probe rules left out on this target, sorted (empty below [`PUBLISHED_SINCE`]: not kept).
+    pub skipped_rules: Vec<String>,
+    /// The history schema the run was recorded under: below [`PUBLISHED_SINCE`] the row kept
+    /// neither `published` nor `skipped_rules`, so their absence says nothing.
+    pub recorded_schema: u32,
+}
+
+impl TargetLine {
+    /// Whether `published` and `skipped_rules` were kept for this row.
+    pub fn published_recorded(&self) -> bool {
+        self.recorded_schema >= PUBLISHED_SINCE
+    }
+}
+
+/// The columns of a [`TargetLine`], after the target id (see [`target_line`]).
+const LINE_SELECT: &str = "SELECT rows.target_id, rows.run_id, rows.version, rows.state, rows.fingerprint, rows.change_kind, rows.without_bump, rows.errors, rows.capture, rows.probe, rows.published, runs.recorded_schema
+     FROM rows JOIN runs ON runs.run_id = rows.run_id";
+
+/// A [`LINE_SELECT`] row (its skipped rules filled in by the caller).
+fn target_line(r: &rusqlite::Row<'_>) -> rusqlite::Result<TargetLine> {
+    let published: Option<String> = r.get(10)?;
+    Ok(TargetLine {
+        run_id: r.get(1)?,
+        version: r.get(2)?,
+        state: r.get(3)?,
+        fingerprint: r.get(4)?,
+        change: r.get(5)?,
+        without_bump: r.get(6)?,
+        errors: usize::try_from(r.get::<_, i64>(7)?).unwrap_or(0),
+        evidence: (r.get(8)?, r.get(9)?),
+        published: published.as_deref().and_then(PublishedState::parse),
+        skipped_rules: Vec::new(),
+        recorded_schema: u32::try_from(r.get::<_, i64>(11)?).unwrap_or(0),
+    })
 }
 
 impl History {
@@ -435,30 +421,26 @@ impl History {
     /// # Errors
     /// [`HistoryError::Sql`].
     pub fn target_lines(&self, target: &str) -> Result<Vec<TargetLine>, HistoryError> {
-        let mut q = self.conn.prepare(
-            "SELECT run_id, version, state, fingerprint, change_kind, without_bump, errors, capture, probe
-             FROM rows WHERE target_id = ?1 ORDER BY run_id",
-        )?;
-        let lines = q
-            .query_map(params![target], |r| {
-                Ok(TargetLine {
-                    run_id: r.get(0)?,
-                    version: r.get(1)?,
-                    state: r.get(2)?,
-                    fingerprint: r.get(3)?,
-                    change: r.get(4)?,
-                    without_bump: r.get(5)?,
-                    errors: usize::try_from(r.get::<_, i64>(6)?).unwrap_or(0),
-                    evidence: (r.get(7)?, r.get(8)?),
-                })
-            })?
+        let mut q = self.conn.prepare(&format!(
+            "{LINE_SELECT} WHERE rows.target_id = ?1 ORDER BY rows.run_id"
+        ))?;
+        let mut lines: Vec<TargetLine> = q
+            .query_map(params![target], target_line)?
             .collect::<Result<_, _>>()?;
+        let mut skipped = self.conn.prepare(
+            "SELECT run_id, rule FROM skipped_rules WHERE target_id = ?1 ORDER BY run_id, rule",
+        )?;
+        let mut rows = skipped.query(params![target])?;
+        while let Some(r) = rows.next()? {
+            let run_id: String = r.get(0)?;
+            if let Ok(i) = lines.binary_search_by(|l| l.run_id.cmp(&run_id)) {
+                lines[i].skipped_rules.push(r.get(1)?);
+            }
+        }
         Ok(lines)
     }
-}
 
-impl History {
-    /// Every target's rows, oldest run first, in one pass over the table (the site reads all
+    /// Every target's rows, oldest run first, in one pass over each table (the site reads all
     /// targets at once: a query per target would scan `rows` once per target, quadratic in the
     /// cohort).
     ///
@@ -467,26 +449,28 @@ impl History {
     pub fn lines_by_target(
         &self,
     ) -> Result<std::collections::BTreeMap<String, Vec<TargetLine>>, HistoryError> {
-        let mut q = self.conn.prepare(
-            "SELECT target_id, run_id, version, state, fingerprint, change_kind, without_bump, errors, capture, probe
-             FROM rows ORDER BY target_id, run_id",
-        )?;
+        let mut q = self.conn.prepare(&format!(
+            "{LINE_SELECT} ORDER BY rows.target_id, rows.run_id"
+        ))?;
         let mut out: std::collections::BTreeMap<String, Vec<TargetLine>> =
             std::collections::BTreeMap::new();
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
             let target: String = r.get(0)?;
-            let line = TargetLine {
-                run_id: r.get(1)?,
-                version: r.get(2)?,
-                state: r.get(3)?,
-                fingerprint: r.get(4)?,
-                change: r.get(5)?,
-                without_bump: r.get(6)?,
-                errors: usize::try_from(r.get::<_, i64>(7)?).unwrap_or(0),
-                evidence: (r.get(8)?, r.get(9)?),
-            };
-            out.entry(target).or_default().push(line);
+            out.entry(target).or_default().push(target_line(r)?);
+        }
+        let mut skipped = self.conn.prepare(
+            "SELECT target_id, run_id, rule FROM skipped_rules ORDER BY target_id, run_id, rule",
+        )?;
+        let mut rows = skipped.query([])?;
+        while let Some(r) = rows.next()? {
+            let target: String = r.get(0)?;
+            let run_id: String = r.get(1)?;
+            if let Some(lines) = out.get_mut(&target)
+                && let Ok(i) = lines.binary_search_by(|l| l.run_id.cmp(&run_id))
+            {
+                lines[i].skipped_rules.push(r.get(2)?);
+            }
         }
         Ok(out)
     }

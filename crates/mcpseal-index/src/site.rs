@@ -11,12 +11,14 @@
 //! every collection is ordered, coordinates are integers).
 
 mod chart;
+mod published;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::document::{ChangeKind, IndexRun, RowState, evidence_path, rate};
+use crate::document::{ChangeKind, IndexRun, Row, RowState, evidence_path, rate};
 use crate::history::{RunLine, TargetLine};
+use published::{SKIPPED_WHY, published_cell, published_label};
 
 /// Escapes text for HTML element content and attribute values.
 pub fn escape(s: &str) -> String {
@@ -128,18 +130,20 @@ fn summary_table(latest: &IndexRun) -> String {
 
 fn cohort_table(latest: &IndexRun) -> String {
     let mut t = String::from(
-        "<table id=\"cohort\">\n<caption>Targets of the latest run, one row each</caption>\n<thead><tr><th scope=\"col\">server</th><th scope=\"col\">version</th><th scope=\"col\">era</th><th scope=\"col\">state</th><th scope=\"col\">errors</th><th scope=\"col\">warnings</th><th scope=\"col\">change</th><th scope=\"col\">evidence</th></tr></thead>\n<tbody>\n",
+        "<table id=\"cohort\">\n<caption>Targets of the latest run, one row each</caption>\n<thead><tr><th scope=\"col\">server</th><th scope=\"col\">version</th><th scope=\"col\">era</th><th scope=\"col\">state</th><th scope=\"col\">errors</th><th scope=\"col\">warnings</th><th scope=\"col\">change</th><th scope=\"col\">published</th><th scope=\"col\">evidence</th></tr></thead>\n<tbody>\n",
     );
     for r in &latest.rows {
+        let (published, why) = published_cell(r.published.as_ref());
         let _ = writeln!(
             t,
-            "<tr class=\"target state-{st}\"><th scope=\"row\"><a href=\"servers/{id}.html\">{id}</a></th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} {}</td></tr>",
+            "<tr class=\"target state-{st}\"><th scope=\"row\"><a href=\"servers/{id}.html\">{id}</a></th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"published\" title=\"{}\">{published}</td><td>{} {}</td></tr>",
             escape(r.version.as_deref().unwrap_or("–")),
             escape(r.era.as_deref().unwrap_or("–")),
             label(r.state),
             r.errors,
             r.warnings,
             change_text(r.change.kind, r.change.without_bump),
+            escape(&why),
             evidence_link("", r.evidence.capture.as_deref(), "capture"),
             evidence_link("", r.evidence.probe.as_deref(), "probe"),
             st = r.state.as_str(),
@@ -310,7 +314,7 @@ fn changes_section(runs: &[RunLine]) -> String {
 }
 
 /// One server's page: its latest state and rules, and every recorded run with its evidence.
-fn server_page(r: &crate::document::Row, lines: &[TargetLine]) -> String {
+fn server_page(r: &Row, lines: &[TargetLine]) -> String {
     let mut b = format!(
         "<nav><a href=\"../index.html\">all servers</a></nav>\n<h1>{}</h1>\n<p>Install: <code>{}</code>. Latest state: {}.",
         escape(&r.id),
@@ -321,6 +325,25 @@ fn server_page(r: &crate::document::Row, lines: &[TargetLine]) -> String {
         let _ = write!(b, " Why: {}", escape(reason));
     }
     b.push_str("</p>\n");
+    if r.published.is_some() {
+        let (published, why) = published_cell(r.published.as_ref());
+        let _ = writeln!(
+            b,
+            "<p class=\"published\">Published fingerprint: <strong>{published}</strong> ({}).</p>",
+            escape(&why)
+        );
+    }
+    if !r.skipped_rules.is_empty() {
+        b.push_str("<table class=\"skipped\">\n<caption>Probe rules not run in the latest run, and why</caption>\n<thead><tr><th scope=\"col\">rule</th><th scope=\"col\">why</th></tr></thead>\n<tbody>\n");
+        for rule in &r.skipped_rules {
+            let _ = writeln!(
+                b,
+                "<tr><th scope=\"row\">{}</th><td>{SKIPPED_WHY}</td></tr>",
+                escape(rule)
+            );
+        }
+        b.push_str("</tbody>\n</table>\n");
+    }
     if !r.rules.is_empty() {
         b.push_str("<table class=\"rules\">\n<caption>Findings of the latest run, per rule</caption>\n<thead><tr><th scope=\"col\">rule</th><th scope=\"col\">severity</th><th scope=\"col\">findings</th></tr></thead>\n<tbody>\n");
         for h in &r.rules {
@@ -341,8 +364,21 @@ fn server_page(r: &crate::document::Row, lines: &[TargetLine]) -> String {
         }
         b.push_str("</ul>\n");
     }
-    b.push_str("<table class=\"history\">\n<caption>Every recorded run of this server, oldest first</caption>\n<thead><tr><th scope=\"col\">run</th><th scope=\"col\">version</th><th scope=\"col\">state</th><th scope=\"col\">errors</th><th scope=\"col\">fingerprint</th><th scope=\"col\">change</th><th scope=\"col\">evidence</th></tr></thead>\n<tbody>\n");
+    b.push_str("<table class=\"history\">\n<caption>Every recorded run of this server, oldest first</caption>\n<thead><tr><th scope=\"col\">run</th><th scope=\"col\">version</th><th scope=\"col\">state</th><th scope=\"col\">errors</th><th scope=\"col\">fingerprint</th><th scope=\"col\">change</th><th scope=\"col\">published</th><th scope=\"col\">rules not run</th><th scope=\"col\">evidence</th></tr></thead>\n<tbody>\n");
     for l in lines {
+        // A run recorded before the history kept these columns says nothing about them.
+        let (published, skipped) = if l.published_recorded() {
+            (
+                l.published.map_or("–", published_label),
+                if l.skipped_rules.is_empty() {
+                    "–".to_owned()
+                } else {
+                    l.skipped_rules.join(", ")
+                },
+            )
+        } else {
+            ("not recorded", "not recorded".to_owned())
+        };
         let change = if l.without_bump {
             "changed without a bump".to_owned()
         } else {
@@ -354,13 +390,14 @@ fn server_page(r: &crate::document::Row, lines: &[TargetLine]) -> String {
         };
         let _ = writeln!(
             b,
-            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{} {}</td></tr>",
+            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{published}</td><td>{}</td><td>{} {}</td></tr>",
             escape(&l.run_id),
             escape(l.version.as_deref().unwrap_or("–")),
             escape(state),
             l.errors,
             escape(l.fingerprint.as_deref().unwrap_or("–")),
             escape(&change),
+            escape(&skipped),
             evidence_link("../", l.evidence.0.as_deref(), "capture"),
             evidence_link("../", l.evidence.1.as_deref(), "probe"),
         );
@@ -401,162 +438,4 @@ pub fn render(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::document::{Change, Evidence, Row, RuleHit};
-    use mcpseal_report::Severity;
-
-    fn row(id: &str, state: RowState, rule: Option<&str>, change: ChangeKind) -> Row {
-        Row {
-            id: id.into(),
-            install: format!("cmd:{id}"),
-            kind: "cmd".into(),
-            version: Some("1.0.0".into()),
-            expanded: None,
-            rerun: format!("mcpseal index rerun {id} --cohort c.toml"),
-            state,
-            reason: None,
-            era_hint: None,
-            era: Some("2026-07-28".into()),
-            reported_version: None,
-            fingerprint: Some(format!("sha256:{id}")),
-            counts: None,
-            probe_state: None,
-            errors: usize::from(rule.is_some()),
-            warnings: 0,
-            sdk_findings: 0,
-            application_findings: 0,
-            rules: rule
-                .map(|r| RuleHit {
-                    rule: r.into(),
-                    severity: Severity::Error,
-                    count: 1,
-                })
-                .into_iter()
-                .collect(),
-            skipped_rules: Vec::new(),
-            published: None,
-            change: Change {
-                kind: change,
-                without_bump: change == ChangeKind::Changed,
-                ..Change::first()
-            },
-            evidence: Evidence {
-                capture: Some(format!("sha256:{}", "ab".repeat(32))),
-                probe: None,
-            },
-        }
-    }
-
-    fn line(run: &str, targets: usize, unreachable: usize, rule: usize, changed: usize) -> RunLine {
-        RunLine {
-            run_id: run.into(),
-            targets,
-            states: RowState::ALL
-                .into_iter()
-                .map(|s| match s {
-                    RowState::Ready => (s, targets - unreachable),
-                    RowState::Unreachable => (s, unreachable),
-                    _ => (s, 0),
-                })
-                .collect(),
-            changed,
-            changed_without_bump: changed,
-            rules: vec![("SEAL001".into(), rule)],
-        }
-    }
-
-    fn inputs() -> (IndexRun, Vec<RunLine>, BTreeMap<String, Vec<TargetLine>>) {
-        let latest = IndexRun::new(
-            "r2".into(),
-            "0.1.0".into(),
-            "sha256:c".into(),
-            3,
-            None,
-            vec![
-                row("b<&>", RowState::Unreachable, None, ChangeKind::NotCompared),
-                row(
-                    "a",
-                    RowState::Findings,
-                    Some("SEAL001"),
-                    ChangeKind::Changed,
-                ),
-                row("c", RowState::Incomplete, None, ChangeKind::Unchanged),
-            ],
-        );
-        let runs = vec![line("r1", 3, 0, 0, 0), line("r2", 3, 1, 1, 1)];
-        let mut targets = BTreeMap::new();
-        targets.insert(
-            "a".to_owned(),
-            vec![TargetLine {
-                run_id: "r1".into(),
-                version: Some("1.0.0".into()),
-                state: "ready".into(),
-                fingerprint: Some("sha256:x".into()),
-                change: "first".into(),
-                without_bump: false,
-                errors: 0,
-                evidence: (None, None),
-            }],
-        );
-        (latest, runs, targets)
-    }
-
-    #[test]
-    fn two_renders_are_byte_identical_and_complete() {
-        let (latest, runs, targets) = inputs();
-        let one = render(&latest, &runs, &targets);
-        let two = render(&latest, &runs, &targets);
-        assert_eq!(one, two);
-        let names: Vec<&str> = one.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "index.html",
-                "servers/a.html",
-                "servers/b<&>.html",
-                "servers/c.html"
-            ]
-        );
-        let html = &one[0].1;
-        assert_eq!(html.matches("<tr class=\"target ").count(), 3);
-        for id in ["chart-states", "chart-rules", "chart-changes"] {
-            assert!(html.contains(&format!("<svg id=\"{id}\" class=\"chart\" role=\"img\"")));
-            assert!(html.contains(&format!("<title id=\"{id}-title\">")));
-            assert!(html.contains(&format!("<desc id=\"{id}-desc\">")));
-        }
-        // Every chart names the table that says the same in text, and that table is there.
-        for t in ["trend", "rules-over-time", "changes-over-time"] {
-            assert!(html.contains(&format!("aria-describedby=\"{t}\"")));
-            assert!(html.contains(&format!("<table id=\"{t}\">")));
-        }
-        // Unreachable and incomplete are their own columns, each with its denominator.
-        assert!(html.contains("<th scope=\"col\">unreachable</th>"));
-        assert!(html.contains("<th scope=\"col\">incomplete</th>"));
-        assert!(html.contains("<td>1 of 3 (33.3%)</td>"));
-        assert!(html.contains("<title>SEAL001, run r2: 1 of 3 (33.3%)</title>"));
-        assert!(html.contains("<title>changed without a bump, run r2: 1 of 3 (33.3%)</title>"));
-        // Escaped, offline, no script.
-        assert!(html.contains("b&lt;&amp;&gt;"));
-        assert!(!html.contains("<script"));
-        // (the only absolute URL is the SVG namespace, which is never fetched)
-        assert!(!html.contains("src="));
-        assert!(!html.contains("href=\"http"));
-        assert!(!html.contains("url("));
-        // A target's page: its rules, its history, evidence links relative to the site.
-        let page = &one[1].1;
-        assert!(page.contains("<caption>Findings of the latest run, per rule</caption>"));
-        assert!(page.contains("<th scope=\"row\">r1</th>"));
-    }
-
-    #[test]
-    fn a_different_history_is_different_bytes() {
-        let (latest, runs, targets) = inputs();
-        let mut fewer = runs.clone();
-        fewer.remove(0);
-        assert_ne!(
-            render(&latest, &runs, &targets)[0],
-            render(&latest, &fewer, &targets)[0]
-        );
-    }
-}
+mod tests;

@@ -230,15 +230,24 @@ async fn package(
 ) -> Result<Reached, (RowState, String)> {
     let t = run.target;
     let begun = Instant::now();
-    let resolved = timeout_at(run.deadline, ctx.sources.resolve_pin(pin))
-        .await
-        .map_err(|_| (RowState::InstallFailed, run.out_of_time("resolve")))?
-        .map_err(|e| (RowState::InstallFailed, e.to_string()))?;
-    let installed = timeout_at(run.deadline, ctx.sources.install(&pin.source, &resolved))
-        .await
-        .map_err(|_| (RowState::InstallFailed, run.out_of_time("install")))?
-        .map_err(|e| (RowState::InstallFailed, e.to_string()))?;
+    let installed = {
+        let run = &*run;
+        async move {
+            let resolved = timeout_at(run.deadline, ctx.sources.resolve_pin(pin))
+                .await
+                .map_err(|_| (RowState::InstallFailed, run.out_of_time("resolve")))?
+                .map_err(|e| (RowState::InstallFailed, e.to_string()))?;
+            timeout_at(run.deadline, ctx.sources.install(&pin.source, &resolved))
+                .await
+                .map_err(|_| (RowState::InstallFailed, run.out_of_time("install")))?
+                .map_err(|e| (RowState::InstallFailed, e.to_string()))
+        }
+    }
+    .await;
+    // Timed whether it worked or not: an install the budget cut is where the budget went (it
+    // used to read 0.0 s, and the cost split lost it).
     run.timing.install = begun.elapsed();
+    let installed = installed?;
     run.timing.cached = installed.reused;
     let mut options = ctx.launcher.clone();
     options.bin.clone_from(&t.bin);
