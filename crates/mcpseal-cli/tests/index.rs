@@ -282,6 +282,29 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
             &db,
         ],
     ));
+    // Byte-identical before the history sees the shards; on a difference, name the rows that
+    // differ and how (two independent measurements of the same targets).
+    let m1 = std::fs::read(w.join("m1/index.json")).expect("m1");
+    let m3 = std::fs::read(w.join("m3/index.json")).expect("m3");
+    if m1 != m3 {
+        let (a, b): (Value, Value) = (
+            serde_json::from_slice(&m1).expect("m1 json"),
+            serde_json::from_slice(&m3).expect("m3 json"),
+        );
+        let rows = |d: &Value| d["rows"].as_array().cloned().unwrap_or_default();
+        let differing: Vec<String> = rows(&a)
+            .iter()
+            .zip(rows(&b).iter())
+            .filter(|(x, y)| x != y)
+            .map(|(x, y)| format!("unsharded {x}\n  sharded {y}"))
+            .collect();
+        panic!(
+            "3 shards merged != unsharded merged:\n{}\nsummary {} vs {}",
+            differing.join("\n"),
+            a["summary"],
+            b["summary"]
+        );
+    }
     // The same run merged again from its shards: recorded once (idempotent on the run id).
     let again = mcpseal_in(
         None,
@@ -304,18 +327,6 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
         "{}",
         String::from_utf8_lossy(&again.stderr)
     );
-    let m1 = std::fs::read(w.join("m1/index.json")).expect("m1");
-    let m3 = std::fs::read(w.join("m3/index.json")).expect("m3");
-    if m1 != m3 {
-        let (a, b) = (String::from_utf8_lossy(&m1), String::from_utf8_lossy(&m3));
-        let differing: Vec<(&str, &str)> = a
-            .lines()
-            .zip(b.lines())
-            .filter(|(x, y)| x != y)
-            .take(5)
-            .collect();
-        panic!("3 shards merged != unsharded merged: {differing:?}");
-    }
     let merged: Value = serde_json::from_slice(&m1).expect("json");
     schema_check(&merged);
     assert!(merged.get("shard").is_none());
