@@ -158,7 +158,7 @@ impl Origin {
             Origin::Dir { root, limits } => {
                 let file = root.join(path);
                 let url = file.display().to_string();
-                let read = read_file(root, &file, limits.max_bytes, &url);
+                let read = read_file(root, path, limits.max_bytes, &url);
                 tokio::time::timeout(limits.timeout, read)
                     .await
                     .unwrap_or_else(|_| Err(timeout(url.clone(), *limits)))
@@ -201,22 +201,72 @@ impl Origin {
         let Origin::Dir { root, .. } = self else {
             return Ok(None);
         };
-        let file = root.join(path);
-        let Ok(real) = file.canonicalize() else {
-            return Ok(None);
-        };
-        if !real.starts_with(root) {
-            return Err(FetchError::Escape {
-                url: file.display().to_string(),
+        match resolve(root, path) {
+            Err(_) => Ok(None),
+            Ok(Resolved::Outside(real)) => Err(FetchError::Escape {
+                url: root.join(path).display().to_string(),
                 why: format!("it resolves to `{}`", real.display()),
-            });
+            }),
+            Ok(Resolved::Inside(_, meta)) => Ok(Some(meta)
+                .filter(std::fs::Metadata::is_file)
+                .as_ref()
+                .and_then(Stamp::of)),
         }
-        Ok(std::fs::metadata(&real)
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .as_ref()
-            .and_then(Stamp::of))
     }
+}
+
+/// Where a site path leads.
+#[derive(Debug)]
+enum Resolved {
+    /// A real path below the root, and its metadata (of the file itself, links followed).
+    Inside(PathBuf, std::fs::Metadata),
+    /// A real path that is not below the root.
+    Outside(PathBuf),
+}
+
+/// Resolves `path` (manifest-relative) below `root` (canonical): one `lstat` per component; a
+/// component that is a symlink is resolved whole (`canonicalize`, links within links included)
+/// and must still be below the root, and resolution goes on from its real path. What the walk
+/// cannot take component by component (`..`, an absolute path) is canonicalised whole, as
+/// before: the result is the same as `root.join(path).canonicalize()` followed by the
+/// below-the-root check, at a fraction of the system calls (that resolves every component of
+/// the root again, from `/`, on every request).
+fn resolve(root: &Path, path: &str) -> std::io::Result<Resolved> {
+    use std::path::Component;
+    let whole = || -> std::io::Result<Resolved> {
+        let real = root.join(path).canonicalize()?;
+        if !real.starts_with(root) {
+            return Ok(Resolved::Outside(real));
+        }
+        let meta = std::fs::metadata(&real)?;
+        Ok(Resolved::Inside(real, meta))
+    };
+    let mut cur = root.to_path_buf();
+    let mut meta = None;
+    for c in Path::new(path).components() {
+        let name = match c {
+            Component::Normal(name) => name,
+            Component::CurDir => continue,
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => return whole(),
+        };
+        cur.push(name);
+        let m = std::fs::symlink_metadata(&cur)?;
+        if m.file_type().is_symlink() {
+            let real = cur.canonicalize()?;
+            if !real.starts_with(root) {
+                return Ok(Resolved::Outside(real));
+            }
+            cur = real;
+            meta = None;
+        } else {
+            meta = Some(m);
+        }
+    }
+    let meta = match meta {
+        Some(m) => m,
+        None => std::fs::metadata(&cur)?,
+    };
+    Ok(Resolved::Inside(cur, meta))
 }
 
 /// Files up to this size are read on the calling task; larger ones on the blocking pool.
@@ -229,7 +279,7 @@ const INLINE_READ: u64 = 256 * 1024;
 /// a runtime thread is never held for long.
 async fn read_file(
     root: &Path,
-    file: &Path,
+    rel: &str,
     max: u64,
     url: &str,
 ) -> Result<(Vec<u8>, Option<Stamp>), FetchError> {
@@ -238,13 +288,16 @@ async fn read_file(
         url: url.to_owned(),
         why: e.to_string(),
     };
-    let real = file.canonicalize().map_err(failed)?;
-    if !real.starts_with(root) {
-        return Err(FetchError::Escape {
-            url: url.to_owned(),
-            why: format!("it resolves to `{}`", real.display()),
-        });
-    }
+    let real = match resolve(root, rel).map_err(failed)? {
+        Resolved::Inside(real, _) => real,
+        Resolved::Outside(real) => {
+            return Err(FetchError::Escape {
+                url: url.to_owned(),
+                why: format!("it resolves to `{}`", real.display()),
+            });
+        }
+    };
+    // The metadata of the file opened, not of the path: the stamp is of the bytes read.
     let f = std::fs::File::open(&real).map_err(failed)?;
     let meta = f.metadata().map_err(failed)?;
     if !meta.is_file() {

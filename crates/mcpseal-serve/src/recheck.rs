@@ -74,7 +74,18 @@ struct Entry {
     stamp: Stamp,
     sha256: String,
     bytes: Arc<[u8]>,
+    text: Option<Arc<str>>,
 }
+
+/// The bytes of a verified file as a JSON string literal (quotes included, escaped as
+/// `serde_json` escapes), when they are UTF-8: what a text answer writes.
+pub fn json_text(bytes: &[u8]) -> Option<Arc<str>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    serde_json::to_string(text).ok().map(Arc::from)
+}
+
+/// A cache hit: the verified bytes and, when they are UTF-8, their JSON text.
+pub type Hit = (Arc<[u8]>, Option<Arc<str>>);
 
 /// Verified bytes by manifest path.
 #[derive(Default)]
@@ -106,26 +117,31 @@ impl Cache {
     }
 
     /// The bytes verified for `path` when the file still has `stamp` and the manifest still
-    /// names `expected` for it.
-    pub fn get(&self, path: &str, stamp: &Stamp, expected: &str) -> Option<Arc<[u8]>> {
+    /// names `expected` for it, with their JSON text ([`json_text`]) when they are UTF-8.
+    pub fn get(&self, path: &str, stamp: &Stamp, expected: &str) -> Option<Hit> {
         let inner = self.read();
         let e = inner.entries.get(path)?;
-        (e.stamp == *stamp && e.sha256 == expected).then(|| Arc::clone(&e.bytes))
+        (e.stamp == *stamp && e.sha256 == expected).then(|| (Arc::clone(&e.bytes), e.text.clone()))
     }
 
     /// Records `bytes`, read from the file with `stamp` and hashed to `sha256` — which the
-    /// caller has just found equal to the manifest entry. Not recorded when the file had not
-    /// settled or the cache is full.
+    /// caller has just found equal to the manifest entry — and their JSON text, written here
+    /// once. Not recorded when the file had not settled or the cache is full (the text counts
+    /// towards [`MAX_BYTES`] too).
     pub fn put(&self, path: &str, stamp: Stamp, sha256: &str, bytes: Arc<[u8]>) {
         if !stamp.settled(SystemTime::now()) {
             return;
         }
+        let text = json_text(&bytes);
+        let size = bytes.len() + text.as_ref().map_or(0, |t| t.len());
         let mut inner = self
             .inner
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let old = inner.entries.get(path).map_or(0, |e| e.bytes.len());
-        let total = inner.bytes - old + bytes.len();
+        let old = inner.entries.get(path).map_or(0, |e| {
+            e.bytes.len() + e.text.as_ref().map_or(0, |t| t.len())
+        });
+        let total = inner.bytes - old + size;
         if total > MAX_BYTES {
             return;
         }
@@ -136,6 +152,7 @@ impl Cache {
                 stamp,
                 sha256: sha256.to_owned(),
                 bytes,
+                text,
             },
         );
     }
@@ -168,7 +185,9 @@ mod tests {
         let cache = Cache::default();
         let s = stamp(0);
         cache.put("a.json", s, "d1", Arc::from(&b"abc"[..]));
-        assert_eq!(cache.get("a.json", &s, "d1").as_deref(), Some(&b"abc"[..]));
+        let (bytes, text) = cache.get("a.json", &s, "d1").unwrap_or_default();
+        assert_eq!(&bytes[..], b"abc");
+        assert_eq!(text.as_deref(), Some("\"abc\""));
         assert!(cache.get("a.json", &s, "d2").is_none(), "another digest");
         let moved = Stamp { ino: 9, ..s };
         assert!(cache.get("a.json", &moved, "d1").is_none(), "another file");

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcpseal_protocol::ListKind;
-use mcpseal_server::{Context, Handler, HttpOptions, Implementation, Options, RpcError};
+use mcpseal_server::{
+    Answer, Context, Handler, HttpOptions, Implementation, Options, Raw, RpcError,
+};
 use serde_json::{Map, Value, json};
 
 use crate::config::{LoadedConfig, SignatureMode, parse_duration};
@@ -493,6 +495,15 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
+/// A result holding only the verification `_meta` (the content is added pre-written).
+fn meta_only(v: &Verified) -> Answer {
+    let mut meta = Map::new();
+    meta.insert(META_VERIFICATION.into(), verification(v));
+    let mut fields = Map::new();
+    fields.insert("_meta".into(), Value::Object(meta));
+    Answer::new(fields)
+}
+
 /// Text contents when the bytes are UTF-8, else a base64 blob.
 fn contents(uri: &str, mime: Option<&String>, bytes: &[u8]) -> Value {
     let mut c = match std::str::from_utf8(bytes) {
@@ -523,7 +534,7 @@ impl Handler for Site {
         name: &str,
         arguments: Map<String, Value>,
         _ctx: &Context,
-    ) -> Result<Value, RpcError> {
+    ) -> Result<Answer, RpcError> {
         let Some(verb) = self.verbs.get(name) else {
             return Err(RpcError::invalid_params(format!("Unknown tool: {name}")));
         };
@@ -532,21 +543,32 @@ impl Handler for Site {
             // A tool-input error is a tool result the model can read (SEP-1303), not a protocol error.
             Err(errors) => {
                 return Ok(
-                    json!({"content": [{"type": "text", "text": format!("Invalid arguments: {}", errors.join("; "))}], "isError": true}),
+                    json!({"content": [{"type": "text", "text": format!("Invalid arguments: {}", errors.join("; "))}], "isError": true}).into(),
                 );
             }
         };
         let v = self.trust.get(&path).await.map_err(|e| e.to_rpc())?;
-        let content = match std::str::from_utf8(&v.bytes) {
-            Ok(text) => json!({"type": "text", "text": text}),
-            Err(_) => {
-                json!({"type": "resource", "resource": contents(&v.url, verb.mime_type.as_ref(), &v.bytes)})
+        let answer = meta_only(&v);
+        Ok(match v.json_text() {
+            // `[{"text": …, "type": "text"}]`, the escaped text kept with the verified bytes.
+            Some(text) => answer.with_raw(
+                "content",
+                Raw::new()
+                    .text("[{\"text\":")
+                    .shared(text)
+                    .text(",\"type\":\"text\"}]"),
+            ),
+            None => {
+                let resource = contents(&v.url, verb.mime_type.as_ref(), &v.bytes);
+                answer.with_raw(
+                    "content",
+                    Raw::new().value(&json!([{"type": "resource", "resource": resource}])),
+                )
             }
-        };
-        Ok(json!({"content": [content], "_meta": {META_VERIFICATION: verification(&v)}}))
+        })
     }
 
-    async fn read_resource(&self, uri: &str, _ctx: &Context) -> Result<Value, RpcError> {
+    async fn read_resource(&self, uri: &str, _ctx: &Context) -> Result<Answer, RpcError> {
         let (path, mime) = if let Some(r) = self.resources.get(uri) {
             (r.path.clone(), r.mime_type.as_ref())
         } else {
@@ -566,8 +588,26 @@ impl Handler for Site {
                 .with_data(json!({"uri": uri, "reason": "not-signed", "path": path})),
             other => other.to_rpc(),
         })?;
-        Ok(
-            json!({"contents": [contents(uri, mime, &v.bytes)], "_meta": {META_VERIFICATION: verification(&v)}}),
-        )
+        let answer = meta_only(&v);
+        Ok(match v.json_text() {
+            // `[{"mimeType"?, "text", "uri"}]` (sorted, as a `Value` writes it).
+            Some(text) => {
+                let mut raw = Raw::new().text("[{");
+                if let Some(m) = mime {
+                    raw = raw.text("\"mimeType\":").value(m).text(",");
+                }
+                let raw = raw
+                    .text("\"text\":")
+                    .shared(text)
+                    .text(",\"uri\":")
+                    .value(&uri)
+                    .text("}]");
+                answer.with_raw("contents", raw)
+            }
+            None => answer.with_raw(
+                "contents",
+                Raw::new().value(&json!([contents(uri, mime, &v.bytes)])),
+            ),
+        })
     }
 }

@@ -21,7 +21,7 @@ use crate::config::SignatureMode;
 use crate::error::{FetchError, VerifyError};
 use crate::manifest::{Manifest, sha256_hex};
 use crate::origin::Origin;
-use crate::recheck::{Cache, Stamp};
+use crate::recheck::{Cache, Stamp, json_text};
 use crate::signature::{SignaturePolicy, SignatureStatus, verify_bundle};
 
 /// How often a `require`-mode server whose signature failed tries again (a deploy may have been
@@ -57,6 +57,17 @@ pub struct Verified {
     pub manifest_sha256: String,
     /// The manifest's signature status.
     pub signature: SignatureStatus,
+    /// The bytes as a JSON string literal when the verified-bytes cache holds it (see
+    /// [`Verified::json_text`]).
+    text: Option<Arc<str>>,
+}
+
+impl Verified {
+    /// The bytes as a JSON string literal (quotes included), when they are UTF-8: kept with
+    /// the cached bytes (escaped once per file identity), else written now.
+    pub fn json_text(&self) -> Option<Arc<str>> {
+        self.text.clone().or_else(|| json_text(&self.bytes))
+    }
 }
 
 /// The verifying client of one site.
@@ -294,10 +305,12 @@ impl Trust {
                 path: path.to_owned(),
             })?;
         if let Some(stamp) = self.origin.stamp(path)?
-            && let Some(bytes) = self.cache.get(path, &stamp, expected)
+            && let Some((bytes, text)) = self.cache.get(path, &stamp, expected)
         {
             // Hashed to `expected` when read, from this very file, unchanged since.
-            return Ok(self.verified(path, bytes, expected.to_owned(), &snap));
+            let mut v = self.verified(path, bytes, expected.to_owned(), &snap);
+            v.text = text;
+            return Ok(v);
         }
         let (bytes, stamp) = self.origin.fetch_stamped(path).await?;
         let actual = sha256_hex(&bytes);
@@ -351,6 +364,7 @@ impl Trust {
             bytes,
             manifest_sha256: snap.manifest.sha256().to_owned(),
             signature: snap.signature.clone(),
+            text: None,
         }
     }
 

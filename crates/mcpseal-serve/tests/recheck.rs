@@ -127,3 +127,87 @@ async fn a_cached_path_whose_symlink_now_leaves_the_site_is_refused() {
     let r = call(&s, "get_post", link_args).await;
     assert_eq!(r["error"]["data"]["reason"], "outside-origin", "{r}");
 }
+
+/// One 2026 request over HTTP: the response body's bytes.
+async fn post(url: &str, method: &str, name: &str, params: Value) -> Vec<u8> {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let mut params = params;
+    params["_meta"] = meta;
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+    let r = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method)
+        .header("Mcp-Name", name)
+        .header("Content-Type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an HTTP answer");
+    assert_eq!(r.status(), 200);
+    r.bytes().await.expect("a body").to_vec()
+}
+
+/// Answers are written from the cached escaped text without a `Value` tree: their bytes must be
+/// exactly what serialising the parsed response writes (compact, sorted members, `serde_json`'s
+/// escapes), on the first (uncached) call and on the cached ones, for a text that needs escaping.
+#[tokio::test]
+async fn cached_answers_are_the_bytes_a_value_would_write() {
+    let site = SiteDir::new();
+    let tricky = "{\"q\":\"a \\\"b\\\"\",\"nl\":\"x\ny\",\"tab\":\"\t\",\"ctl\":\"\u{1}\",\"u\":\"é ✓ 𝄞\",\"s\":\"</script>\"}";
+    site.write("api/v1/posts/tricky.json", tricky.as_bytes());
+    site.manifest_except(&[]);
+    std::thread::sleep(SETTLE + std::time::Duration::from_millis(1100));
+    let s = server(&site.config("public", ""));
+    let http = s
+        .bind_http("127.0.0.1:0", mcpseal_server::HttpOptions::default())
+        .await
+        .expect("bind");
+    let url = http.url();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let run = tokio::spawn(http.run(async {
+        let _ = stopped.await;
+    }));
+    let mut seen: Vec<Vec<u8>> = Vec::new();
+    for _ in 0..3 {
+        let tool = post(
+            &url,
+            "tools/call",
+            "get_post",
+            json!({"name": "get_post", "arguments": {"slug": "tricky"}}),
+        )
+        .await;
+        let read = post(
+            &url,
+            "resources/read",
+            "site://posts/tricky",
+            json!({"uri": "site://posts/tricky"}),
+        )
+        .await;
+        for body in [&tool, &read] {
+            let v: Value = serde_json::from_slice(body).expect("JSON");
+            assert_eq!(
+                String::from_utf8_lossy(body),
+                String::from_utf8_lossy(&serde_json::to_vec(&v).unwrap_or_default())
+            );
+        }
+        let v: Value = serde_json::from_slice(&tool).expect("JSON");
+        assert_eq!(text(&v), Some(tricky), "{v}");
+        let v: Value = serde_json::from_slice(&read).expect("JSON");
+        assert_eq!(v["result"]["contents"][0]["text"], tricky, "{v}");
+        assert_eq!(v["result"]["contents"][0]["uri"], "site://posts/tricky");
+        seen.push(tool);
+        seen.push(read);
+    }
+    assert!(
+        seen[0] == seen[2] && seen[2] == seen[4],
+        "tools/call answers differ"
+    );
+    assert!(
+        seen[1] == seen[3] && seen[3] == seen[5],
+        "resources/read answers differ"
+    );
+    let _ = stop.send(());
+    let _ = run.await;
+}

@@ -334,6 +334,53 @@ async fn a_symlink_out_of_the_site_directory_is_refused() {
     assert_eq!(error(&r).1["reason"], "outside-origin", "{r}");
 }
 
+/// The posts directory moved to `to` (under the temporary directory) and `api/v1/posts`
+/// made a symlink `link` to it; the manifest rewritten through the link.
+#[cfg(unix)]
+fn posts_behind_a_directory_link(site: &common::SiteDir, to: &str, link: &str) {
+    let posts = site.public().join("api/v1/posts");
+    let moved = site.dir.path().join(to);
+    std::fs::create_dir_all(moved.parent().expect("parent")).expect("mkdir");
+    std::fs::rename(&posts, &moved).expect("move the posts");
+    std::os::unix::fs::symlink(link, &posts).expect("symlink");
+    site.manifest_except(&[]);
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_symlinked_directory_that_leaves_the_site_is_refused() {
+    let site = SiteDir::new();
+    let outside = site.dir.path().join("elsewhere/posts");
+    posts_behind_a_directory_link(&site, "elsewhere/posts", &outside.display().to_string());
+    let s = server(&site.config("public", ""));
+    for _ in 0..2 {
+        let r = call(&s, "get_post", json!({"slug": "hello"})).await;
+        assert_eq!(error(&r).1["reason"], "outside-origin", "{r}");
+        let r = read(&s, "site://posts/hello").await;
+        assert_eq!(error(&r).1["reason"], "outside-origin", "{r}");
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_symlinked_directory_that_stays_inside_the_site_is_served() {
+    let site = SiteDir::new();
+    // A relative link (`../../real-posts` from `api/v1/`), resolved against its directory.
+    posts_behind_a_directory_link(&site, "public/real-posts", "../../real-posts");
+    let s = server(&site.config("public", ""));
+    for _ in 0..2 {
+        let r = call(&s, "get_post", json!({"slug": "hello"})).await;
+        assert_eq!(
+            r["result"]["content"][0]["text"], r#"{"slug":"hello","body":"hi"}"#,
+            "{r}"
+        );
+        assert_eq!(
+            r["result"]["_meta"]["verification"]["path"],
+            "api/v1/posts/hello.json"
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_deploy_check_lists_every_failing_path() {
     let site = SiteDir::new();

@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
+use crate::answer::Answer;
 use crate::error::RpcError;
 use crate::out::Out;
 
@@ -152,20 +153,21 @@ pub trait Handler: Send + Sync + 'static {
 
     /// Runs a tool the dispatcher found in [`Handler::list`]: `arguments` is the request's
     /// `arguments` object (empty when absent). A failure of the tool itself is a result with
-    /// `isError: true`; an `Err` is a JSON-RPC error.
+    /// `isError: true`; an `Err` is a JSON-RPC error. A result is an [`Answer`]: a `Value`
+    /// turned into one (`.into()`), or one with members written once and kept (large texts).
     fn call_tool(
         &self,
         name: &str,
         arguments: Map<String, Value>,
         ctx: &Context,
-    ) -> impl Future<Output = Result<Value, RpcError>> + Send;
+    ) -> impl Future<Output = Result<Answer, RpcError>> + Send;
 
     /// Reads a resource. An unknown URI is [`RpcError::resource_not_found`].
     fn read_resource(
         &self,
         uri: &str,
         ctx: &Context,
-    ) -> impl Future<Output = Result<Value, RpcError>> + Send;
+    ) -> impl Future<Output = Result<Answer, RpcError>> + Send;
 
     /// Gets a prompt the dispatcher found in [`Handler::list`]. The default refuses every prompt
     /// (for servers without prompts).

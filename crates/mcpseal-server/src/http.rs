@@ -38,7 +38,7 @@ use crate::dress::RoutingHeaders;
 use crate::error::{RpcError, ServeError};
 use crate::handler::Handler;
 use crate::options::HttpOptions;
-use crate::out::Out;
+use crate::out::{Body as OutBody, Out};
 use crate::server::{Handled, Server, error_response};
 
 /// The path of the MCP endpoint.
@@ -234,6 +234,16 @@ fn json(status: u16, body: &Value) -> Response {
     // `to_vec` writes straight into a buffer; `to_string` goes through `fmt` for every piece.
     // Serialising a `Value` cannot fail (its keys are strings).
     let bytes = serde_json::to_vec(body).unwrap_or_else(|_| body.to_string().into_bytes());
+    json_bytes(status, bytes)
+}
+
+/// A request's final message as a JSON body: one contiguous buffer (hyper sends the head and it
+/// in one `writev`, with its `Content-Length`).
+fn json_body(status: u16, body: &OutBody) -> Response {
+    json_bytes(status, body.to_vec_with(b"", b""))
+}
+
+fn json_bytes(status: u16, bytes: Vec<u8>) -> Response {
     let mut r = Response::new(Body::from(bytes));
     *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     r.headers_mut().insert(
@@ -409,7 +419,7 @@ async fn endpoint<H: Handler>(
                 }
             };
             match first {
-                Some(Out::Final { body, status }) => json(status, &body),
+                Some(Out::Final { body, status }) => json_body(status, &body),
                 Some(Out::Notification(first)) => {
                     // Notifications first: the rest streams, so the request runs on its own.
                     if !done {
@@ -428,6 +438,10 @@ async fn endpoint<H: Handler>(
 
 fn event(message: &Value) -> Bytes {
     Bytes::from(format!("event: message\ndata: {message}\n\n"))
+}
+
+fn final_event(body: &OutBody) -> Bytes {
+    Bytes::from(body.to_vec_with(b"event: message\ndata: ", b"\n\n"))
 }
 
 /// An event stream: `first`, then what `out` carries until its `Final`; with `keep_alive`, `:`
@@ -471,7 +485,7 @@ fn event_stream(first: Value, out: mpsc::Receiver<Out>, keep_alive: Option<Durat
             Some(Some(Out::Notification(n))) => Some((Ok(event(&n)), s)),
             Some(Some(Out::Final { body, .. })) => {
                 s.done = true;
-                Some((Ok(event(&body)), s))
+                Some((Ok(final_event(&body)), s))
             }
         }
     });

@@ -22,7 +22,7 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use mcpseal_protocol::ListKind;
-//! use mcpseal_server::{Context, Handler, Implementation, Options, RpcError, Server};
+//! use mcpseal_server::{Answer, Context, Handler, Implementation, Options, RpcError, Server};
 //! use serde_json::{Map, Value, json};
 //!
 //! struct Echo {
@@ -37,10 +37,10 @@
 //!     fn list(&self, kind: ListKind) -> Option<Arc<[Value]>> {
 //!         (kind == ListKind::Tools).then(|| Arc::clone(&self.tools))
 //!     }
-//!     async fn call_tool(&self, _: &str, args: Map<String, Value>, _: &Context) -> Result<Value, RpcError> {
-//!         Ok(json!({"content": [{"type": "text", "text": Value::Object(args).to_string()}]}))
+//!     async fn call_tool(&self, _: &str, args: Map<String, Value>, _: &Context) -> Result<Answer, RpcError> {
+//!         Ok(json!({"content": [{"type": "text", "text": Value::Object(args).to_string()}]}).into())
 //!     }
-//!     async fn read_resource(&self, uri: &str, _: &Context) -> Result<Value, RpcError> {
+//!     async fn read_resource(&self, uri: &str, _: &Context) -> Result<Answer, RpcError> {
 //!         Err(RpcError::resource_not_found(uri))
 //!     }
 //! }
@@ -65,6 +65,7 @@
 //! compile cost (the largest Rust unit in the build after aws-lc).
 #![deny(missing_docs)]
 
+mod answer;
 mod dress;
 mod error;
 mod handler;
@@ -76,6 +77,7 @@ mod pages;
 mod server;
 mod stdio;
 
+pub use answer::{Answer, Raw};
 pub use error::{RpcError, ServeError};
 pub use handler::{Context, Handler, Implementation, TransportKind};
 pub use http::{HttpLimits, HttpServer, MCP_PATH, limit, serve_router};

@@ -96,7 +96,7 @@ pub(crate) fn start<H: Handler>(server: &Server<H>, params: Option<&Value>, id: 
         }
         let _ = tx
             .send(Out::Final {
-                body: response(&sub_id, result),
+                body: response(&sub_id, result).into(),
                 status: 200,
             })
             .await;

@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use crate::answer::{Answer, write_response};
+
 /// One outgoing message of a request.
 #[derive(Debug)]
 pub(crate) enum Out {
@@ -11,8 +13,60 @@ pub(crate) enum Out {
     /// The response; nothing follows it.
     Final {
         /// The whole JSON-RPC response.
-        body: Value,
+        body: Body,
         /// Its HTTP status.
         status: u16,
     },
+}
+
+/// A whole JSON-RPC message to send.
+#[derive(Debug)]
+pub(crate) enum Body {
+    /// Built as a value.
+    Value(Value),
+    /// A result response whose result may hold pre-written members.
+    Result {
+        /// The request id.
+        id: Value,
+        /// The result.
+        result: Answer,
+    },
+}
+
+impl From<Value> for Body {
+    fn from(v: Value) -> Body {
+        Body::Value(v)
+    }
+}
+
+impl Body {
+    /// The compact JSON text, as `serde_json::to_vec` writes [`Body::into_value`], followed by
+    /// `tail`.
+    pub(crate) fn to_vec_with(&self, head: &[u8], tail: &[u8]) -> Vec<u8> {
+        match self {
+            Body::Value(v) => {
+                let mut out = Vec::with_capacity(head.len() + 128 + tail.len());
+                out.extend_from_slice(head);
+                // Serialising a `Value` cannot fail (its keys are strings).
+                let _ = serde_json::to_writer(&mut out, v);
+                out.extend_from_slice(tail);
+                out
+            }
+            Body::Result { id, result } => {
+                let mut out = Vec::with_capacity(head.len() + result.raw_len() + 512 + tail.len());
+                out.extend_from_slice(head);
+                write_response(&mut out, id, result);
+                out.extend_from_slice(tail);
+                out
+            }
+        }
+    }
+
+    /// The message as one value.
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Body::Value(v) => v,
+            Body::Result { id, result } => crate::server::response(&id, result.into_value()),
+        }
+    }
 }

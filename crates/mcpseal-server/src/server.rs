@@ -12,12 +12,13 @@ use mcpseal_protocol::{Era, LEGACY_REVISIONS, ListKind, keys, method};
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc, watch};
 
+use crate::answer::Answer;
 use crate::dress::{self, Dress, RoutingHeaders};
 use crate::error::RpcError;
 use crate::handler::{Context, Handler, TransportKind, edit_meta};
 use crate::listen;
 use crate::options::Options;
-use crate::out::Out;
+use crate::out::{Body, Out};
 use crate::pages;
 
 /// An MCP server: a [`Handler`] behind the dispatcher. Cheap to clone (shared).
@@ -280,6 +281,18 @@ impl<H: Handler> Server<H> {
         let Value::Object(mut r) = result else {
             return result;
         };
+        self.finish_map(era, &mut r, cacheable);
+        Value::Object(r)
+    }
+
+    /// [`Server::finish`] on a handler's [`Answer`] (its pre-written members are never the
+    /// dispatcher's: [`Answer::with_raw`] keeps those as values).
+    pub(crate) fn finish_answer(&self, era: Era, mut result: Answer, cacheable: bool) -> Answer {
+        self.finish_map(era, result.fields_mut(), cacheable);
+        result
+    }
+
+    fn finish_map(&self, era: Era, r: &mut Map<String, Value>, cacheable: bool) {
         if era == Era::Modern {
             let complete = r
                 .entry(keys::RESULT_TYPE)
@@ -292,11 +305,10 @@ impl<H: Handler> Server<H> {
                     .or_insert_with(|| json!(o.cache_scope.as_str()));
             }
             let info = self.server_info();
-            edit_meta(&mut r, |m| {
+            edit_meta(r, |m| {
                 m.insert(keys::META_SERVER_INFO.into(), info);
             });
         }
-        Value::Object(r)
     }
 
     pub(crate) fn server_info(&self) -> Value {
@@ -388,11 +400,11 @@ impl<H: Handler> Server<H> {
                 () = tx.closed() => return,
             };
             let body = match outcome {
-                Ok(result) => response(
-                    &request_id,
-                    server.finish(era, result, method == method::RESOURCES_READ),
-                ),
-                Err(e) => error_response(&request_id, &server.era_error(e, era)),
+                Ok(result) => Body::Result {
+                    result: server.finish_answer(era, result, method == method::RESOURCES_READ),
+                    id: request_id,
+                },
+                Err(e) => Body::Value(error_response(&request_id, &server.era_error(e, era))),
             };
             let _ = tx.send(Out::Final { body, status: 200 }).await;
         });
@@ -409,7 +421,7 @@ impl<H: Handler> Server<H> {
         method: &str,
         params: &mut Map<String, Value>,
         ctx: &Context,
-    ) -> Result<Value, RpcError> {
+    ) -> Result<Answer, RpcError> {
         let h = &self.inner.handler;
         let string = |key: &str, params: &Map<String, Value>| -> Result<String, RpcError> {
             params
@@ -442,7 +454,7 @@ impl<H: Handler> Server<H> {
                         .with_data(json!({ "name": name })));
                 }
                 let args = arguments(params)?;
-                h.get_prompt(&name, args, ctx).await
+                h.get_prompt(&name, args, ctx).await.map(Answer::from)
             }
             _ => {
                 let uri = string("uri", params)?;
@@ -491,12 +503,13 @@ pub(crate) async fn drain(handled: Handled) -> Option<Value> {
             tokio::spawn(work);
             if listen {
                 return out.recv().await.map(|o| match o {
-                    Out::Notification(v) | Out::Final { body: v, .. } => v,
+                    Out::Notification(v) => v,
+                    Out::Final { body, .. } => body.into_value(),
                 });
             }
             while let Some(o) = out.recv().await {
                 if let Out::Final { body, .. } = o {
-                    return Some(body);
+                    return Some(body.into_value());
                 }
             }
             None

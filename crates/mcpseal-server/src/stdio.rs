@@ -168,11 +168,14 @@ async fn forward(
     key: String,
 ) {
     while let Some(o) = out.recv().await {
-        let (message, last) = match o {
-            Out::Notification(n) => (n, false),
-            Out::Final { body, .. } => (body, true),
+        let (line, last) = match o {
+            Out::Notification(n) => match encode_line(&n) {
+                Ok(line) => (line, false),
+                Err(_) => break,
+            },
+            Out::Final { body, .. } => (body.to_vec_with(b"", b"\n"), true),
         };
-        if send(&lines, &message).await.is_err() || last {
+        if lines.send(line).await.is_err() || last {
             break;
         }
     }

@@ -10,7 +10,7 @@ use mcpseal_client::{Connection, Target};
 use mcpseal_probe::{ProbeOptions, probe};
 use mcpseal_protocol::ListKind;
 use mcpseal_report::{ProbeReport, Severity};
-use mcpseal_server::{Context, Handler, Implementation, RpcError};
+use mcpseal_server::{Answer, Context, Handler, Implementation, Raw, RpcError};
 use serde_json::{Map, Value, json};
 
 /// A demo server: three tools (one slow, one reporting progress), two resources, a template, a
@@ -69,30 +69,37 @@ impl Handler for Demo {
         name: &str,
         args: Map<String, Value>,
         ctx: &Context,
-    ) -> Result<Value, RpcError> {
+    ) -> Result<Answer, RpcError> {
         match name {
+            // Pre-written content: the transports write it as the `Value` would be written.
             "echo" => match args.get("message").and_then(Value::as_str) {
-                Some(m) => Ok(json!({"content": [{"type": "text", "text": m}]})),
+                Some(m) => Ok(Answer::default().with_raw(
+                    "content",
+                    Raw::new()
+                        .text("[{\"text\":")
+                        .shared(Arc::from(serde_json::to_string(m).unwrap_or_default()))
+                        .text(",\"type\":\"text\"}]"),
+                )),
                 None => Ok(
-                    json!({"content": [{"type": "text", "text": "`message` must be a string"}], "isError": true}),
+                    json!({"content": [{"type": "text", "text": "`message` must be a string"}], "isError": true}).into(),
                 ),
             },
             "slow" => {
                 let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
                 tokio::time::sleep(Duration::from_millis(ms)).await;
-                Ok(json!({"content": [{"type": "text", "text": "done"}]}))
+                Ok(json!({"content": [{"type": "text", "text": "done"}]}).into())
             }
             _ => {
                 for i in 1..=3 {
                     ctx.progress(f64::from(i), Some(3.0), Some("counting"))
                         .await;
                 }
-                Ok(json!({"content": [{"type": "text", "text": "3"}]}))
+                Ok(json!({"content": [{"type": "text", "text": "3"}]}).into())
             }
         }
     }
 
-    async fn read_resource(&self, uri: &str, _: &Context) -> Result<Value, RpcError> {
+    async fn read_resource(&self, uri: &str, _: &Context) -> Result<Answer, RpcError> {
         let text = match uri {
             "demo://readme" => "read me".to_owned(),
             "demo://about" => "about".to_owned(),
@@ -101,7 +108,7 @@ impl Handler for Demo {
                 _ => return Err(RpcError::resource_not_found(uri)),
             },
         };
-        Ok(json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}))
+        Ok(json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}).into())
     }
 
     async fn get_prompt(
