@@ -139,9 +139,9 @@ async fn a_secret_echoed_in_a_large_page_is_redacted_as_ever() {
     assert_eq!(document(&usual), text);
 }
 
-/// A surface file whose one `tools/list` page carries what a re-serialisation would change or
-/// a lazy reader could get wrong: escapes, non-ASCII text, numbers in every spelling, deep and
-/// empty containers, and a key given twice (the last one wins, as in a parse).
+/// A surface file whose one `tools/list` page carries what a lazy reader could get wrong:
+/// escapes, non-ASCII text, awkward numbers, empty containers, a key given twice. The fixture
+/// parses the file and writes its own JSON, so the wire carries serde_json's spelling of it.
 fn awkward_surface(dir: &std::path::Path) -> String {
     let mut tools = String::from("[");
     for i in 0..400 {
