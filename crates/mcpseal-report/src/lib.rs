@@ -61,8 +61,9 @@ pub use document::{
     AnonymousCheck, CheckProfilesReport, CheckReport, DiffDocument, DiffReport, DiffSide,
     ErrorBody, ErrorDocument, ErrorKind, ListItems, LockOutcome, LockRefusal, LockReport,
     ProbeDocument, ProfileCheck, ProfileVerdict, ProfileVerify, RefusalReason, RefusedList,
-    RefusedMark, RpcReport, RuleList, SideKind, Snapshot, SnapshotItems, VerifyProfilesReport,
-    VerifyReport, contradiction_warnings, drift_findings, drift_rules, rule_id, unreachable_hint,
+    RefusedMark, RpcReport, RuleList, SideKind, Snapshot, SnapshotItems, SurfaceObject,
+    VerifyProfilesReport, VerifyReport, contradiction_warnings, drift_findings, drift_rules,
+    rule_id, unreachable_hint,
 };
 pub use format::{DocFormat, Format, ParseFormatError};
 pub use model::{

@@ -42,7 +42,7 @@ pub use mcpseal_protocol::{
     RawLists, server_info, server_name, server_version,
 };
 pub use surface::{
-    Failed, FailedKind, Fingerprint, Form, Item, ItemHash, Items, ListState, NotServed,
-    NotServedKind, SERVER_INFO_META_KEY, Surface, SurfaceError, UnknownForm,
+    CanonicalObject, Failed, FailedKind, Fingerprint, Form, Item, ItemHash, Items, ListState,
+    NotServed, NotServedKind, SERVER_INFO_META_KEY, Surface, SurfaceError, UnknownForm,
     mcp_surface_1_bytes_unchecked, parse_capture,
 };

@@ -233,6 +233,10 @@ proptest! {
             let reparsed: Value = serde_json::from_slice(&bytes).expect("parses");
             prop_assert_eq!(jcs(&reparsed), bytes.clone());
             prop_assert_eq!(jcs(&s.canonical_value(form)), bytes);
+            prop_assert_eq!(
+                serde_json::to_string_pretty(&s.canonical_object(form)).expect("pretty"),
+                serde_json::to_string_pretty(&s.canonical_value(form)).expect("pretty")
+            );
         }
     }
 

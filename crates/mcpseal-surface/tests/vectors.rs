@@ -40,6 +40,22 @@ fn mcpseal_1_vectors() {
             surface.canonical_bytes(Form::McpSurface1),
             "{id}"
         );
+        // canonical_object writes what canonical_value would, byte for byte, pretty or not
+        // (the snapshot document's `surface`).
+        for form in [Form::McpSeal1, Form::McpSurface1] {
+            let value = surface.canonical_value(form);
+            let object = surface.canonical_object(form);
+            assert_eq!(
+                serde_json::to_string_pretty(&object).expect("pretty"),
+                serde_json::to_string_pretty(&value).expect("pretty"),
+                "{id} {form}: pretty"
+            );
+            assert_eq!(
+                serde_json::to_string(&object).expect("compact"),
+                serde_json::to_string(&value).expect("compact"),
+                "{id} {form}: compact"
+            );
+        }
 
         // Python second implementation, both forms.
         for form in [Form::McpSeal1, Form::McpSurface1] {

@@ -264,11 +264,12 @@ struct Doc {
 }
 
 impl Doc {
-    fn of(&self, surface: &Surface, form: Form) -> Snapshot {
+    fn of(&self, surface: Surface, form: Form) -> Snapshot {
         if self.surface {
-            Snapshot::of(surface, form)
+            // The surface itself, not its value tree: written item by item, the same bytes.
+            Snapshot::of_shared(std::sync::Arc::new(surface), form)
         } else {
-            Snapshot::without_surface(surface, form)
+            Snapshot::without_surface(&surface, form)
         }
     }
 }
@@ -359,7 +360,7 @@ async fn with_anonymous(
     };
     let trusted = capture_checked(conn, options, checked).await?;
     let measured = crate::anonymous::measure(conn, &trusted, anonymous).await?;
-    let mut document = doc.of(&trusted.surface, options.form);
+    let mut document = doc.of(trusted.surface, options.form);
     document.anonymous = Some(measured);
     Ok((document, trusted.raw))
 }
@@ -374,7 +375,7 @@ async fn plain(
         verbatim: doc.verbatim,
     };
     let trusted = capture_checked(conn, options, checked).await?;
-    Ok((doc.of(&trusted.surface, options.form), trusted.raw))
+    Ok((doc.of(trusted.surface, options.form), trusted.raw))
 }
 
 /// `snapshot --anonymous-only`: what a stranger sees. `conn` is opened without any
@@ -403,7 +404,7 @@ pub async fn snapshot_anonymous_only(
         doc.counts.remove(key);
         *doc.items.get_mut(kind) =
             mcpseal_report::ListItems::Refused(mcpseal_report::RefusedMark::Refused);
-        if let Some(list) = doc.surface.get_mut(key) {
+        if let Some(list) = doc.surface.value_mut().get_mut(key) {
             *list = serde_json::Value::String("refused".to_owned());
         }
         doc.refused.insert(
@@ -415,7 +416,7 @@ pub async fn snapshot_anonymous_only(
             },
         );
     }
-    doc.sha256 = mcpseal_surface::sha256_hex(&mcpseal_surface::jcs(&doc.surface));
+    doc.sha256 = mcpseal_surface::sha256_hex(&mcpseal_surface::jcs(&doc.surface.value()));
     Ok((doc, trusted.raw))
 }
 

@@ -17,9 +17,15 @@ use crate::connection::server_request::Answerer;
 use crate::diagnostics::Diagnostics;
 use crate::error::{TransportError, TransportErrorKind as Kind};
 use crate::exchange::Exchange;
-use crate::transport::{ReplyBody, ReplyStream, StreamItem, WholeBody};
+use crate::redact::Redactor;
+use crate::transport::{ReplyBody, ReplyStream, StreamItem, WholeBody, split_result};
 
 /// Reads `body` (the reply to `request`, sent with `id`) into `exchange`.
+///
+/// With `keep` (a redactor), the answer's `result` may come back as its text instead of in the
+/// exchange, as [`Connection::send_keeping_result`](crate::Connection::send_keeping_result)
+/// says: when the answer is a response with a `result` that a `Value` parse accepts and the
+/// redactor cannot touch. The exchange's `response` then has every other member.
 pub(crate) async fn read_answer(
     body: ReplyBody,
     request: &Request,
@@ -27,7 +33,8 @@ pub(crate) async fn read_answer(
     exchange: &mut Exchange,
     answerer: &Answerer,
     answer_headers: &[(String, String)],
-) -> Result<(), TransportError> {
+    keep: Option<&Redactor>,
+) -> Result<Option<String>, TransportError> {
     let status = exchange.http_status.unwrap_or(0);
     if let Some(encoding) = exchange
         .response_header("Content-Encoding")
@@ -43,9 +50,16 @@ pub(crate) async fn read_answer(
         ));
     }
     match body {
-        ReplyBody::Whole(body) => read_whole(body, request, status, exchange).await,
+        ReplyBody::Whole(body) => read_whole(body, request, status, exchange, keep).await,
         ReplyBody::Stream(stream) => {
-            read_stream(stream, request, id, exchange, answerer, answer_headers).await
+            let r = Reader {
+                request,
+                id,
+                answerer,
+                answer_headers,
+                keep,
+            };
+            read_stream(stream, &r, exchange).await
         }
         ReplyBody::Inbox => Err(TransportError::new(
             Kind::Protocol,
@@ -54,18 +68,50 @@ pub(crate) async fn read_answer(
     }
 }
 
+/// What [`read_stream`] reads for.
+struct Reader<'a> {
+    request: &'a Request,
+    id: &'a Value,
+    answerer: &'a Answerer,
+    answer_headers: &'a [(String, String)],
+    keep: Option<&'a Redactor>,
+}
+
 async fn read_stream(
     mut stream: ReplyStream,
-    request: &Request,
-    id: &Value,
+    r: &Reader<'_>,
     exchange: &mut Exchange,
-    answerer: &Answerer,
-    answer_headers: &[(String, String)],
-) -> Result<(), TransportError> {
+) -> Result<Option<String>, TransportError> {
+    let Reader {
+        request,
+        id,
+        answerer,
+        answer_headers,
+        keep,
+    } = *r;
+    if keep.is_some() {
+        stream.keep_results();
+    }
     let mut kept = Attached::default();
     while let Some(item) = stream.next().await {
         let (value, size) = match item? {
             StreamItem::Message(m) => {
+                // Our answer, read lazily: its result is kept as text (see `read_answer`).
+                let ours = m.is_lazy()
+                    && m.head().get("method").is_none()
+                    && m.head().get("id") == Some(id)
+                    && keep.is_some_and(|r| !r.may_touch(m.text()));
+                let m = if ours {
+                    match m.into_raw_result() {
+                        Ok((head, text)) => {
+                            exchange.response = Some(head);
+                            return Ok(Some(text));
+                        }
+                        Err(m) => m,
+                    }
+                } else {
+                    m
+                };
                 let size = m.text().len();
                 (m.into_value(), size)
             }
@@ -79,7 +125,7 @@ async fn read_stream(
         };
         if is_response(&value) && value.get("id") == Some(id) {
             exchange.response = Some(value);
-            return Ok(());
+            return Ok(None);
         }
         let is_ack = request.wait == Wait::ResponseOrAcknowledgement
             && jsonrpc::acknowledged_subscription(&value) == Some(id);
@@ -88,11 +134,11 @@ async fn read_stream(
         }
         kept.push(&mut exchange.notifications, value, size);
         if is_ack {
-            return Ok(());
+            return Ok(None);
         }
     }
     if request.notification {
-        return Ok(());
+        return Ok(None);
     }
     Err(TransportError::new(
         Kind::Protocol,
@@ -105,30 +151,44 @@ async fn read_whole(
     request: &Request,
     status: u16,
     exchange: &mut Exchange,
-) -> Result<(), TransportError> {
+    keep: Option<&Redactor>,
+) -> Result<Option<String>, TransportError> {
     let content_type = body.content_type().to_owned();
     let bytes = body.read().await?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         if request.notification {
-            return Ok(());
+            return Ok(None);
         }
         return Err(TransportError::new(
             Kind::Protocol,
             format!("HTTP {status} with an empty body"),
         ));
     }
-    if std::str::from_utf8(&bytes).is_err() {
+    let Ok(text) = String::from_utf8(bytes) else {
         return Err(TransportError::new(
             Kind::InvalidUtf8,
             format!("HTTP {status}: the body is not valid UTF-8"),
         ));
+    };
+    // A response with a `result`, kept as text: exactly the bodies the parse below takes as a
+    // response with a `result` (the same validation), so nothing else reads differently.
+    if keep.is_some_and(|r| !r.may_touch(&text))
+        && let Some((head, range)) = split_result(&text)
+        && head.get("method").is_none()
+    {
+        let mut text = text;
+        text.truncate(range.end);
+        text.drain(..range.start);
+        exchange.response = Some(head);
+        return Ok(Some(text));
     }
+    let bytes = text.into_bytes();
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(v) if is_response(&v) => {
             exchange.response = Some(v);
-            Ok(())
+            Ok(None)
         }
-        _ if request.notification => Ok(()),
+        _ if request.notification => Ok(None),
         Err(e) if jsonrpc::is_recursion_limit(&e) => Err(TransportError::new(
             Kind::Protocol,
             format!(

@@ -157,8 +157,10 @@ impl Connection {
         self.send_inner(request, false).await.0
     }
 
-    /// [`Connection::send`], except that a large result read over stdio (see
-    /// [`Message`](crate::Message)) may come back as its text instead of in the exchange: then
+    /// [`Connection::send`], except that a result may come back as its text instead of in the
+    /// exchange (a large one read over stdio, see [`Message`](crate::Message); over HTTP any
+    /// response with a `result`, from a JSON body or an event stream, validated as a `Value`
+    /// parse would validate it): then
     /// the exchange's `response` has every member but `result`, and the text is returned with
     /// it. It is returned only when redaction cannot touch it (no known secret can be in it),
     /// so it is exactly what the value would have said; otherwise, and for every other answer,
@@ -180,7 +182,7 @@ impl Connection {
         }
         let (mut exchange, result) = match self.transport.kind() {
             TransportKind::Stdio => self.send_stdio(&request, id, keep_result).await,
-            TransportKind::Http => (self.send_http(&request, id).await, None),
+            TransportKind::Http => self.send_http(&request, id, keep_result).await,
         };
         if let Some(err) = &exchange.transport_error {
             memo.remember(&self.target, &request, timeout, err);
@@ -316,7 +318,12 @@ impl Connection {
         (exchange, kept)
     }
 
-    async fn send_http(&self, request: &Request, id: Value) -> Exchange {
+    async fn send_http(
+        &self,
+        request: &Request,
+        id: Value,
+        keep_result: bool,
+    ) -> (Exchange, Option<String>) {
         let message = request.to_message(&id);
         let session = lock(&self.legacy).clone();
         let headers = request_headers(self.transport.base_headers(), request, &session);
@@ -337,17 +344,22 @@ impl Connection {
                 &mut exchange,
                 &self.answerer,
                 &answers,
+                keep_result.then_some(&self.redactor),
             )
             .await
         })
         .await;
+        let mut kept = None;
         exchange.transport_error = match outcome {
-            Ok(Ok(())) => None,
+            Ok(Ok(text)) => {
+                kept = text;
+                None
+            }
             Ok(Err(e)) => Some(e),
             Err(_) => Some(TransportError::timeout(&request.method, timeout)),
         };
         exchange.duration_ms = elapsed_ms(started);
-        exchange
+        (exchange, kept)
     }
 
     /// The 2025 handshake: `initialize` with `protocol_version` and `clientInfo`, then, when it

@@ -111,6 +111,11 @@ impl Message {
         }
     }
 
+    /// Whether the message was read lazily (see [`Message`]).
+    pub(crate) fn is_lazy(&self) -> bool {
+        self.lazy.is_some()
+    }
+
     /// The exact text.
     pub fn text(&self) -> &str {
         &self.text
@@ -178,6 +183,37 @@ impl Message {
 /// parse cannot fail; if it ever did, the head is the best there is.
 fn whole(text: &str, head: &Value) -> Value {
     serde_json::from_str(text).unwrap_or_else(|_| head.clone())
+}
+
+/// A message's text judged without a value tree for its `result` (a large stdio line; an HTTP
+/// body or event a capture keeps as bytes): `None` when it should be
+/// judged the usual way (not a valid JSON-RPC object, or no `result`: the usual parse then gives
+/// the usual verdict and diagnostics), else the message's every member but `result` and the
+/// byte range of `result`'s text. Validation
+/// first, with the walk that accepts exactly what a `Value` parse accepts (UTF-16 surrogates,
+/// number range, nesting limit), so a line is a message here exactly when it would be one there.
+pub(crate) fn split_result(text: &str) -> Option<(Value, std::ops::Range<usize>)> {
+    mcpseal_protocol::validate_json(text).ok()?;
+    let members = serde_json::from_str::<Members<'_>>(text).ok()?.0;
+    let base = text.as_ptr() as usize;
+    let mut head = serde_json::Map::new();
+    let mut result = None;
+    // In order, the last of a repeated key winning: what a `Value` parse keeps.
+    for (key, raw) in members {
+        if key == "result" {
+            let start = raw.get().as_ptr() as usize - base;
+            result = Some(start..start + raw.get().len());
+            head.remove("result");
+        } else {
+            let value = serde_json::from_str::<Value>(raw.get()).ok()?;
+            head.insert(key.into_owned(), value);
+        }
+    }
+    let head = Value::Object(head);
+    if MessageKind::of(&head) == MessageKind::Invalid {
+        return None;
+    }
+    Some((head, result?))
 }
 
 /// The members of a JSON object, each as its raw text, in order (repeated keys kept).

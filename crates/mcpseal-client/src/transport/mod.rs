@@ -25,8 +25,8 @@ mod writer;
 
 use std::time::Duration;
 
-pub(crate) use message::Members;
 pub use message::{Inbound, Inbox, Message};
+pub(crate) use message::{Members, split_result};
 pub use raw::RawResponse;
 pub use reply::{Reply, ReplyBody, ReplyStream, StreamItem, WholeBody};
 

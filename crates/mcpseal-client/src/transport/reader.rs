@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use crate::diagnostics::{Diagnostics, SharedDiagnostics};
 use crate::error::{TransportError, TransportErrorKind as Kind};
 use crate::support::lock;
-use crate::transport::message::{Inbound, LAZY_RESULT_BYTES, Members, Message};
+use crate::transport::message::{Inbound, LAZY_RESULT_BYTES, Message, split_result};
 use crate::transport::process::ServerProcess;
 
 /// Bytes read from a pipe at a time.
@@ -95,7 +95,7 @@ fn judge_line(bytes: Vec<u8>, diagnostics: &SharedDiagnostics) -> Option<Inbound
         return None;
     }
     if text.len() >= LAZY_RESULT_BYTES
-        && let Some((head, result)) = judge_large_line(&text)
+        && let Some((head, result)) = split_result(&text)
     {
         return Some(Inbound::Message(Message::lazy(text, head, result)));
     }
@@ -116,36 +116,6 @@ fn judge_line(bytes: Vec<u8>, diagnostics: &SharedDiagnostics) -> Option<Inbound
         return None;
     }
     Some(Inbound::Message(Message::from_parts(text, value)))
-}
-
-/// A large line, judged without a value tree for its `result`: `None` when the line should be
-/// judged the usual way (not a valid JSON-RPC object, or no `result`: the usual parse then gives
-/// the usual verdict and diagnostics), else the message's every member but `result` and the
-/// byte range of `result`'s text. Validation
-/// first, with the walk that accepts exactly what a `Value` parse accepts (UTF-16 surrogates,
-/// number range, nesting limit), so a line is a message here exactly when it would be one there.
-fn judge_large_line(text: &str) -> Option<(Value, std::ops::Range<usize>)> {
-    mcpseal_protocol::validate_json(text).ok()?;
-    let members = serde_json::from_str::<Members<'_>>(text).ok()?.0;
-    let base = text.as_ptr() as usize;
-    let mut head = serde_json::Map::new();
-    let mut result = None;
-    // In order, the last of a repeated key winning: what a `Value` parse keeps.
-    for (key, raw) in members {
-        if key == "result" {
-            let start = raw.get().as_ptr() as usize - base;
-            result = Some(start..start + raw.get().len());
-            head.remove("result");
-        } else {
-            let value = serde_json::from_str::<Value>(raw.get()).ok()?;
-            head.insert(key.into_owned(), value);
-        }
-    }
-    let head = Value::Object(head);
-    if MessageKind::of(&head) == MessageKind::Invalid {
-        return None;
-    }
-    Some((head, result?))
 }
 
 /// Keeps stderr lines (the newest, cut) as diagnostics until EOF.

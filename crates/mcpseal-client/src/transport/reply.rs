@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use crate::error::{TransportError, TransportErrorKind as Kind};
 use crate::exchange::Header;
-use crate::transport::message::Message;
+use crate::transport::message::{Message, split_result};
 
 /// The answer to one send.
 #[derive(Debug)]
@@ -144,6 +144,8 @@ pub struct ReplyStream {
     max_stream: usize,
     max_event: usize,
     ended: bool,
+    /// Read each event carrying a `result` lazily ([`ReplyStream::keep_results`]).
+    lazy: bool,
 }
 
 impl ReplyStream {
@@ -156,7 +158,15 @@ impl ReplyStream {
             max_stream,
             max_event,
             ended: false,
+            lazy: false,
         }
+    }
+
+    /// From now on, an event that is a JSON-RPC message with a `result` is read lazily (see
+    /// [`Message`]: validated as a `Value` parse would, the result's bytes kept, no value tree),
+    /// for a caller that keeps the result as bytes. Every event reads the same as without.
+    pub(crate) fn keep_results(&mut self) {
+        self.lazy = true;
     }
 
     /// The next item, `None` when the server ended the stream. After an error the stream is
@@ -191,8 +201,15 @@ impl ReplyStream {
             }
             for item in self.parser.feed(&chunk) {
                 self.ready.push_back(match item {
-                    SseItem::Event(event) => {
-                        match serde_json::from_str::<serde_json::Value>(&event.data) {
+                    SseItem::Event(event) => match self
+                        .lazy
+                        .then(|| split_result(&event.data))
+                        .flatten()
+                    {
+                        Some((head, result)) => {
+                            Ok(StreamItem::Message(Message::lazy(event.data, head, result)))
+                        }
+                        None => match serde_json::from_str::<serde_json::Value>(&event.data) {
                             Ok(value) => Ok(StreamItem::Message(Message::from_parts(
                                 event.data, value,
                             ))),
@@ -203,8 +220,8 @@ impl ReplyStream {
                                 ))
                             }
                             Err(_) => Ok(StreamItem::Unparsed(event.data)),
-                        }
-                    }
+                        },
+                    },
                     SseItem::Oversize => Err(TransportError::new(
                         Kind::Oversize,
                         format!("an event exceeded the {}-byte limit", self.max_event),

@@ -31,7 +31,8 @@ pub use profiles::{
 pub use rpc::RpcReport;
 pub use rules::RuleList;
 pub use snapshot::{
-    ListItems, RefusedList, RefusedMark, Snapshot, SnapshotItems, contradiction_warnings,
+    ListItems, RefusedList, RefusedMark, Snapshot, SnapshotItems, SurfaceObject,
+    contradiction_warnings,
 };
 pub use verify::VerifyReport;
 

@@ -12,7 +12,9 @@
 //! walk `surface`. The raw capture behind it (`--save-capture`) is its own document
 //! (`mcpseal_surface::RawCapture`).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use mcpseal_surface::{Form, Items, ListKind, Surface};
 use schemars::JsonSchema;
@@ -51,7 +53,7 @@ pub struct Snapshot {
     pub items: SnapshotItems,
     /// The canonical surface object (with `--anonymous-only`, a refused list is `"refused"`).
     #[schemars(with = "mcpseal_surface::lock::AnonymousOnlySurface")]
-    pub surface: Value,
+    pub surface: SurfaceObject,
     /// The server's name, when it gave one.
     pub server: Option<String>,
     /// Items per list; `null` when not served.
@@ -179,7 +181,16 @@ impl Snapshot {
     /// The document of a surface in a form.
     pub fn of(surface: &Surface, form: Form) -> Snapshot {
         let mut doc = Snapshot::without_surface(surface, form);
-        doc.surface = surface.canonical_value(form);
+        doc.surface = SurfaceObject::Value(surface.canonical_value(form));
+        doc
+    }
+
+    /// [`Snapshot::of`] keeping the surface itself for `surface` instead of its value tree
+    /// (for a large surface, several times its canonical bytes): the document serialises to
+    /// the same bytes, each item's value built only while it is written.
+    pub fn of_shared(surface: Arc<Surface>, form: Form) -> Snapshot {
+        let mut doc = Snapshot::without_surface(&surface, form);
+        doc.surface = SurfaceObject::Canonical(surface, form);
         doc
     }
 
@@ -198,7 +209,7 @@ impl Snapshot {
             protocol_version: surface.negotiated_version().map(str::to_owned),
             sha256: fp.sha256,
             items: fp.items.into(),
-            surface: Value::Null,
+            surface: SurfaceObject::default(),
             server: surface.server_name().map(str::to_owned),
             counts,
             not_served: surface
@@ -212,6 +223,73 @@ impl Snapshot {
             anonymous_only: false,
             refused: BTreeMap::new(),
         }
+    }
+}
+
+/// A snapshot's `surface` member: a value, or the surface itself, serialised as its canonical
+/// object ([`Surface::canonical_object`]: the same bytes as the value, under any formatter).
+/// Deserialising always gives a value; two members are equal when their values are.
+#[derive(Debug, Clone)]
+pub enum SurfaceObject {
+    /// The member as a value (`null` when the document carries no surface).
+    Value(Value),
+    /// The canonical object of this surface in this form, written item by item.
+    Canonical(Arc<Surface>, Form),
+}
+
+impl Default for SurfaceObject {
+    fn default() -> SurfaceObject {
+        SurfaceObject::Value(Value::Null)
+    }
+}
+
+impl SurfaceObject {
+    /// The member as a value (built for a [`SurfaceObject::Canonical`]).
+    pub fn value(&self) -> Cow<'_, Value> {
+        match self {
+            SurfaceObject::Value(v) => Cow::Borrowed(v),
+            SurfaceObject::Canonical(surface, form) => Cow::Owned(surface.canonical_value(*form)),
+        }
+    }
+
+    /// The member as a value to change (a [`SurfaceObject::Canonical`] becomes its value).
+    pub fn value_mut(&mut self) -> &mut Value {
+        if let SurfaceObject::Canonical(surface, form) = self {
+            *self = SurfaceObject::Value(surface.canonical_value(*form));
+        }
+        match self {
+            SurfaceObject::Value(v) => v,
+            SurfaceObject::Canonical(..) => unreachable!("made a value above"),
+        }
+    }
+}
+
+impl From<Value> for SurfaceObject {
+    fn from(v: Value) -> SurfaceObject {
+        SurfaceObject::Value(v)
+    }
+}
+
+impl PartialEq for SurfaceObject {
+    fn eq(&self, other: &SurfaceObject) -> bool {
+        self.value() == other.value()
+    }
+}
+
+impl Serialize for SurfaceObject {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SurfaceObject::Value(v) => v.serialize(serializer),
+            SurfaceObject::Canonical(surface, form) => {
+                surface.canonical_object(*form).serialize(serializer)
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SurfaceObject {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SurfaceObject, D::Error> {
+        Value::deserialize(d).map(SurfaceObject::Value)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -33,6 +34,17 @@ impl Surface {
             top.insert(k.key().into(), list_value(k));
         }
         Value::Object(top)
+    }
+
+    /// The canonical object of `form`, serialisable without building its value tree: it
+    /// serialises exactly as [`Surface::canonical_value`] does (the same tokens, so the same
+    /// bytes under any serde_json formatter, pretty or compact), each item parsed from its
+    /// canonical bytes only while it is written (one item's value tree at a time).
+    pub fn canonical_object(&self, form: Form) -> CanonicalObject<'_> {
+        CanonicalObject {
+            surface: self,
+            form,
+        }
     }
 
     /// The canonical (RFC 8785) bytes of `form`.
@@ -126,6 +138,75 @@ impl Surface {
                 sink.put(b"]");
             }
         }
+    }
+}
+
+/// [`Surface::canonical_object`].
+#[derive(Debug, Clone, Copy)]
+pub struct CanonicalObject<'a> {
+    surface: &'a Surface,
+    form: Form,
+}
+
+/// One member of the canonical object, as [`Surface::canonical_value`] would hold it.
+enum Member<'a> {
+    Str(&'a str),
+    Value(&'a Value),
+    List(Option<&'a [Item]>),
+}
+
+/// The items of a served list, each parsed from its canonical bytes while it is written.
+struct ItemsOf<'a>(&'a [Item]);
+
+impl Serialize for ItemsOf<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for item in self.0 {
+            seq.serialize_element(&item.value())?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Member<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Member::Str(s) => serializer.serialize_str(s),
+            Member::Value(v) => v.serialize(serializer),
+            Member::List(None) => serializer.serialize_unit(),
+            Member::List(Some(items)) => ItemsOf(items).serialize(serializer),
+        }
+    }
+}
+
+impl Serialize for CanonicalObject<'_> {
+    /// The members of [`Surface::canonical_value`], in its map's order (sorted keys), with
+    /// what a `Value` would serialise for each.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let s = self.surface;
+        let mut top: BTreeMap<&str, Member<'_>> = BTreeMap::new();
+        match self.form {
+            Form::McpSeal1 => {
+                top.insert("form", Member::Str(self.form.as_str()));
+                top.insert("era", Member::Str(s.era.as_str()));
+                top.insert("server", Member::Value(&s.server.seal));
+            }
+            Form::McpSurface1 => {
+                top.insert("initialize", Member::Value(&s.server.compat));
+            }
+        }
+        for k in ListKind::ALL {
+            let list = match s.list(k) {
+                ListState::Served(items) => Some(items.as_slice()),
+                ListState::NotServed(_) | ListState::Failed(_) => None,
+            };
+            top.insert(k.key(), Member::List(list));
+        }
+        let mut map = serializer.serialize_map(Some(top.len()))?;
+        for (key, member) in &top {
+            map.serialize_entry(key, member)?;
+        }
+        map.end()
     }
 }
 

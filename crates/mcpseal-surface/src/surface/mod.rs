@@ -40,6 +40,7 @@ mod server;
 
 use mcpseal_protocol::{CaptureError, Era, RawCapture, validate_json};
 
+pub use canonical::CanonicalObject;
 pub use compat::mcp_surface_1_bytes_unchecked;
 pub use error::SurfaceError;
 pub use fingerprint::{Fingerprint, Items};
