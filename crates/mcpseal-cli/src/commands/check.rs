@@ -1,7 +1,7 @@
 //! `mcpseal check`: the CI gate.
 
 use mcpseal::check::CheckOptions;
-use mcpseal::report::{check_notes, check_profiles_notes, render_check, render_check_profiles};
+use mcpseal::report::{check_notes, profiles_notes, render_check, render_profiles};
 
 use crate::error::{CliError, Outcome};
 use crate::lock_args::CheckArgs;
@@ -45,7 +45,7 @@ async fn every_profile(
     let check_options = options_of(&args, version)?;
     let report = mcpseal::profiles::check_all(&targets, &check_options).await?;
     output::emit_doc(
-        &render_check_profiles(
+        &render_profiles(
             &report,
             args.report.format,
             &mcpseal::tool_info(),
@@ -54,7 +54,7 @@ async fn every_profile(
         args.report.format == mcpseal::report::Format::Text,
         args.output.output.as_deref(),
     )?;
-    output::notes(&check_profiles_notes(&report));
+    output::notes(&profiles_notes(&report));
     Ok(Outcome::of_profiles(report.verdict()))
 }
 

@@ -1,6 +1,6 @@
 //! `mcpseal verify`: the deployed endpoint against the lock.
 
-use mcpseal::report::{render_verify, render_verify_profiles, verify_notes, verify_profiles_notes};
+use mcpseal::report::{profiles_notes, render_profiles, render_verify, verify_notes};
 use mcpseal::verify::{Retry, VerifyOptions, VerifyProgress};
 
 use crate::error::{CliError, Outcome};
@@ -65,7 +65,7 @@ async fn every_profile(args: VerifyArgs, names: &[String]) -> Result<Outcome, Cl
     let progress = Notes { wait: &args.wait };
     let report = mcpseal::profiles::verify_all(&targets, &verify_options, retry, &progress).await?;
     output::emit_doc(
-        &render_verify_profiles(
+        &render_profiles(
             &report,
             args.report.format,
             &mcpseal::tool_info(),
@@ -74,7 +74,7 @@ async fn every_profile(args: VerifyArgs, names: &[String]) -> Result<Outcome, Cl
         args.report.format == mcpseal::report::Format::Text,
         args.output.output.as_deref(),
     )?;
-    output::notes(&verify_profiles_notes(&report));
+    output::notes(&profiles_notes(&report));
     Ok(Outcome::of_profiles(report.verdict()))
 }
 
