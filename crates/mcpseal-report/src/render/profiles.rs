@@ -165,7 +165,7 @@ fn render(format: Format, p: &Profiles<'_>, tool: &ToolInfo, options: &DriftOpti
 
 /// What the renderer needs of one profile's own report: its verdict line, its text and its
 /// stderr lines, as `COMMAND --profile NAME` has them.
-pub trait RenderProfile: ProfileOutcome {
+pub trait RenderProfile: ProfileOutcome + Serialize {
     /// The report's verdict line.
     fn verdict_line(&self) -> String;
     /// The report in text.
@@ -203,7 +203,7 @@ impl RenderProfile for VerifyReport {
 }
 
 /// `check` or `verify` of every profile in `format` (see the module docs).
-pub fn render_profiles<R: RenderProfile + Serialize>(
+pub fn render_profiles<R: RenderProfile>(
     r: &ProfilesReport<R>,
     format: Format,
     tool: &ToolInfo,
