@@ -86,13 +86,15 @@ fn wants_json(command: &Command) -> bool {
         Command::Verify(a) => a.report.format == Format::Json,
         Command::Diff(a) => a.format == Format::Json,
         Command::Registry(a) => match &a.command {
-            RegistryCommand::Stamp(x) | RegistryCommand::Check(x) => x.format == Format::Json,
-            RegistryCommand::Verify(x) => x.format == Format::Json,
+            RegistryCommand::Stamp(x) | RegistryCommand::Check(x) => {
+                x.report.format == Format::Json
+            }
+            RegistryCommand::Verify(x) => x.report.format == Format::Json,
             RegistryCommand::List(x) => x.format == Format::Json,
         },
         Command::Card(a) => match &a.command {
             CardCommand::Emit(_) => false,
-            CardCommand::Check(x) => x.format == Format::Json,
+            CardCommand::Check(x) => x.report.format == Format::Json,
         },
         Command::Call(a) => a.format == Format::Json,
         Command::Serve(a) => a.format == DocFormat::Json,

@@ -9,10 +9,15 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::sync::OnceLock;
 
-use mcpseal::report::{ErrorDocument, Look, render_error};
+use mcpseal::report::{
+    CheckReport, DriftOptions, ErrorDocument, Format, LockReport, Look, ProfilesReport,
+    RenderProfile, ToolInfo, VerifyReport, check_notes, lock_notes, profiles_notes, render_check,
+    render_error, render_lock, render_profiles, render_verify, verify_notes,
+};
 
-use crate::args::ColorChoice;
-use crate::error::CliError;
+use crate::args::{ColorChoice, OutputArgs};
+use crate::error::{CliError, Outcome};
+use crate::lock_args::ReportArgs;
 use crate::settings::{self, ColorEnv};
 
 /// `--color`, set once at start-up ([`configure`]).
@@ -125,4 +130,84 @@ pub fn error(e: &CliError, json: bool) {
 pub fn json_error(e: &CliError) {
     let doc = ErrorDocument::new(e.body().clone());
     let _ = emit(&render_error(&doc), None);
+}
+
+/// A report of `lock`, `check` or `verify` (one surface or every profile): how it renders, the
+/// lines it adds on stderr, and the exit code it gives (from the report, not the rendering).
+pub trait Report {
+    /// The report in `format`.
+    fn render(&self, format: Format, tool: &ToolInfo, options: &DriftOptions) -> String;
+    /// Its lines for stderr.
+    fn notes(&self) -> Vec<String>;
+    /// How the command ends.
+    fn outcome(&self) -> Outcome;
+}
+
+impl Report for LockReport {
+    fn render(&self, format: Format, tool: &ToolInfo, options: &DriftOptions) -> String {
+        render_lock(self, format, tool, options)
+    }
+    fn notes(&self) -> Vec<String> {
+        lock_notes(self)
+    }
+    fn outcome(&self) -> Outcome {
+        Outcome::of_lock(self)
+    }
+}
+
+impl Report for CheckReport {
+    fn render(&self, format: Format, tool: &ToolInfo, options: &DriftOptions) -> String {
+        render_check(self, format, tool, options)
+    }
+    fn notes(&self) -> Vec<String> {
+        check_notes(self)
+    }
+    fn outcome(&self) -> Outcome {
+        Outcome::of_check(self)
+    }
+}
+
+impl Report for VerifyReport {
+    fn render(&self, format: Format, tool: &ToolInfo, options: &DriftOptions) -> String {
+        render_verify(self, format, tool, options)
+    }
+    fn notes(&self) -> Vec<String> {
+        verify_notes(self)
+    }
+    fn outcome(&self) -> Outcome {
+        Outcome::of_verify(self)
+    }
+}
+
+impl<R: RenderProfile> Report for ProfilesReport<R> {
+    fn render(&self, format: Format, tool: &ToolInfo, options: &DriftOptions) -> String {
+        render_profiles(self, format, tool, options)
+    }
+    fn notes(&self) -> Vec<String> {
+        profiles_notes(self)
+    }
+    fn outcome(&self) -> Outcome {
+        Outcome::of_profiles(self.verdict())
+    }
+}
+
+/// The end of `lock`, `check` and `verify`: `report` in `--format` (with `--full`) on stdout or
+/// into `-o FILE`, then its notes on stderr; returns how the command ends.
+pub fn report(
+    report: &impl Report,
+    args: &ReportArgs,
+    output: &OutputArgs,
+) -> Result<Outcome, CliError> {
+    let rendered = report.render(
+        args.format,
+        &mcpseal::tool_info(),
+        &settings::drift_options(args.full),
+    );
+    emit_doc(
+        &rendered,
+        args.format == Format::Text,
+        output.output.as_deref(),
+    )?;
+    notes(&report.notes());
+    Ok(report.outcome())
 }

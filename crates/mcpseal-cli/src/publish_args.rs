@@ -54,6 +54,16 @@ pub struct ServerJsonArgs {
     /// mcpseal lock in form `mcp-surface/1`, or mcp-surface's own surface.lock.json.
     #[arg(long, value_name = "PATH", requires = "also_mcp_surface")]
     pub mcp_surface_lock: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportFormat,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `--format` of the registry and card reports that have a SARIF form (`registry list` has
+/// none and words its own).
+#[derive(Debug, Args)]
+pub struct ReportFormat {
     /// Report format: `text`, `json`, `sarif` or `markdown`.
     #[arg(
         long,
@@ -63,8 +73,6 @@ pub struct ServerJsonArgs {
         value_name = "FORMAT"
     )]
     pub format: Format,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// Where the registry is and how hard to ask it.
@@ -105,15 +113,8 @@ pub struct RegistryVerifyArgs {
     /// Most pages read per list.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,
-    /// Report format: `text`, `json`, `sarif` or `markdown`.
-    #[arg(
-        long,
-        value_enum,
-        default_value_t = Format::Text,
-        ignore_case = true,
-        value_name = "FORMAT"
-    )]
-    pub format: Format,
+    #[command(flatten)]
+    pub report: ReportFormat,
     #[command(flatten)]
     pub access: RegistryAccessArgs,
     #[command(flatten)]
@@ -206,15 +207,8 @@ pub struct CardCheckArgs {
     /// Most pages read per list.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub page_cap: usize,
-    /// Report format: `text`, `json`, `sarif` or `markdown`.
-    #[arg(
-        long,
-        value_enum,
-        default_value_t = Format::Text,
-        ignore_case = true,
-        value_name = "FORMAT"
-    )]
-    pub format: Format,
+    #[command(flatten)]
+    pub report: ReportFormat,
     #[command(flatten)]
     pub connect: ConnectArgs,
     #[command(flatten)]

@@ -6,32 +6,18 @@
     reason = "the test writes its inputs and starts the programs it checks"
 )]
 
+mod lock_support;
+
 use std::path::Path;
 use std::time::Duration;
 
-use assert_cmd::Command;
 use mcpseal_fixtures::stdio_argv;
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use lock_support::{Out, run_in};
 
+/// `mcpseal ARGS` in `dir`.
 fn run(dir: &Path, args: &[&str]) -> Out {
-    let out = Command::cargo_bin("mcpseal")
-        .expect("binary")
-        .timeout(Duration::from_secs(60))
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .expect("runs");
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    run_in(dir, args, Duration::from_secs(60))
 }
 
 /// `command = [...]` for the fixture, as a TOML array.

@@ -10,6 +10,8 @@
 //! bearer-token-protected upstream guarded with `--header` (refused at start without it), its
 //! block decisions audited without the token anywhere in the log, stderr or the answers.
 
+mod guard_support;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -17,9 +19,7 @@ use assert_cmd::Command;
 use mcpseal_fixtures::{HttpFixture, stdio_argv};
 use serde_json::Value;
 
-/// The request timeout of every run: a deadline on a loaded machine, not a bound any assertion
-/// depends on.
-const TIMEOUT: &str = "60s";
+use guard_support::{HttpGuard, TIMEOUT, bin, lock};
 
 struct Run {
     code: i32,
@@ -54,16 +54,10 @@ fn words(args: &[&str]) -> Vec<String> {
     args.iter().map(|s| (*s).to_owned()).collect()
 }
 
-fn bin() -> String {
-    assert_cmd::cargo::cargo_bin("mcpseal")
-        .to_string_lossy()
-        .into_owned()
-}
-
 /// `mcpseal guard --lock LOCK -- SERVER…`, as a host would start it (the stdio front).
 fn guarded(lock: &Path, server: &[String]) -> Vec<String> {
     let mut argv = vec![
-        bin(),
+        bin().to_string_lossy().into_owned(),
         "guard".into(),
         "--timeout".into(),
         TIMEOUT.into(),
@@ -150,14 +144,6 @@ fn fixture_knobs(legacy: bool, calls: &str, contract: bool) -> Vec<&str> {
     knobs
 }
 
-fn lock(dir: &Path, lock: &Path, target: &[String]) {
-    let mut args = words(&["lock", "--timeout", TIMEOUT, "--lock"]);
-    args.push(lock.to_string_lossy().into_owned());
-    args.extend(target.iter().cloned());
-    let run = mcpseal(dir, &args);
-    assert_eq!(run.code, 0, "lock: {}", run.stderr);
-}
-
 fn dashed(argv: Vec<String>) -> Vec<String> {
     let mut v = vec!["--".to_owned()];
     v.extend(argv);
@@ -188,48 +174,6 @@ fn mrtr_and_mid_call_elicitation_complete_through_the_stdio_guard() {
     }
 }
 
-/// `mcpseal guard --lock LOCK --upstream URL --listen 127.0.0.1:0`, kept running; its URL.
-struct HttpGuard {
-    child: std::process::Child,
-    url: String,
-}
-
-impl HttpGuard {
-    fn start(dir: &Path, lock: &Path, upstream: &str) -> HttpGuard {
-        use std::io::BufRead as _;
-        #[expect(
-            clippy::disallowed_methods,
-            reason = "the test starts the guard it puts between client and server"
-        )]
-        let mut child = std::process::Command::new(bin())
-            .current_dir(dir)
-            .args(["guard", "--timeout", TIMEOUT, "--lock"])
-            .arg(lock)
-            .args(["--upstream", upstream, "--listen", "127.0.0.1:0"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("guard starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut line = String::new();
-        // The URL line is printed once the listener is bound (after the start-up listing).
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("read the URL");
-        let url = line.trim().to_owned();
-        assert!(url.starts_with("http://127.0.0.1:"), "no URL: {url:?}");
-        HttpGuard { child, url }
-    }
-}
-
-impl Drop for HttpGuard {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn mrtr_and_mid_call_elicitation_complete_through_the_http_guard() {
     for legacy in [false, true] {
@@ -240,7 +184,7 @@ fn mrtr_and_mid_call_elicitation_complete_through_the_http_guard() {
         let upstream = HttpFixture::start(&fixture_knobs(legacy, &calls_arg, true));
         let approved = d.join("approved.lock.json");
         lock(d, &approved, std::slice::from_ref(&upstream.url));
-        let guard = HttpGuard::start(d, &approved, &upstream.url);
+        let guard = HttpGuard::start(d, &approved, &upstream.url, &[]);
         let run = call_confirm(d, legacy, std::slice::from_ref(&guard.url));
         assert_completed(&run, legacy, &format!("http legacy={legacy}"));
         drop(guard);
@@ -250,7 +194,7 @@ fn mrtr_and_mid_call_elicitation_complete_through_the_http_guard() {
         let older = d.join("older.lock.json");
         lock(d, &older, std::slice::from_ref(&plain.url));
         let _ = std::fs::remove_file(&calls);
-        let guard = HttpGuard::start(d, &older, &upstream.url);
+        let guard = HttpGuard::start(d, &older, &upstream.url, &[]);
         let run = call_confirm(d, legacy, std::slice::from_ref(&guard.url));
         assert_refused(&run, &calls, &format!("http legacy={legacy}, unapproved"));
     }
@@ -392,7 +336,7 @@ fn progress_notifications_reach_the_host_on_the_calls_stream_through_the_http_gu
     let upstream = HttpFixture::start(&["--sse"]);
     let pin = d.join("s.lock.json");
     lock(d, &pin, std::slice::from_ref(&upstream.url));
-    let guard = HttpGuard::start(d, &pin, &upstream.url);
+    let guard = HttpGuard::start(d, &pin, &upstream.url, &[]);
     let mut seen = Vec::new();
     for (what, url) in [("direct", &upstream.url), ("guarded", &guard.url)] {
         let text = post_call_with_progress(url);
@@ -482,7 +426,7 @@ fn a_subscriptions_listen_stream_carries_list_changed_through_the_http_guard() {
     ]);
     let pin = d.join("s.lock.json");
     lock(d, &pin, std::slice::from_ref(&upstream.url));
-    let guard = HttpGuard::start(d, &pin, &upstream.url);
+    let guard = HttpGuard::start(d, &pin, &upstream.url, &[]);
 
     // The host's listen stream, read on a thread as it arrives.
     let mut listen = connect(&guard.url);

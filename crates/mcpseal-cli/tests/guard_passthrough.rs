@@ -7,45 +7,19 @@
 //! Synchronisation is the fixture's `--message-log` (the request is in flight once the upstream
 //! logged it), polled against a generous deadline, never a fixed sleep.
 
+mod guard_support;
+
 use std::io::{BufRead as _, Read as _, Write as _};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Stdio};
 use std::time::{Duration, Instant};
 
 use mcpseal_fixtures::{HttpFixture, stdio_argv};
 use serde_json::{Value, json};
 
-const TIMEOUT: &str = "60s";
+use guard_support::{HttpGuard, TIMEOUT, command, lock};
+
 const DEADLINE: Duration = Duration::from_secs(90);
-
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("mcpseal")
-}
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the tests start the guard and the processes around it"
-)]
-fn command(dir: &Path) -> Command {
-    let mut c = Command::new(bin());
-    c.current_dir(dir).env("NO_COLOR", "1");
-    c
-}
-
-/// `mcpseal lock` of `target`.
-fn lock(dir: &Path, lock: &Path, target: &[String]) {
-    let out = command(dir)
-        .args(["lock", "--timeout", TIMEOUT, "--lock"])
-        .arg(lock)
-        .args(target)
-        .output()
-        .expect("lock runs");
-    assert!(
-        out.status.success(),
-        "lock: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// The messages of a `--message-log`.
 fn logged(log: &Path) -> Vec<Value> {
@@ -216,42 +190,6 @@ fn routing(message: &Value, legacy: bool) -> Vec<(&'static str, String)> {
         h.push(("Mcp-Name", name.to_owned()));
     }
     h
-}
-
-/// `mcpseal guard --upstream URL --listen 127.0.0.1:0 [EXTRA…]`, kept running; its URL.
-struct HttpGuard {
-    child: Child,
-    url: String,
-}
-
-impl HttpGuard {
-    fn start(dir: &Path, lock: &Path, upstream: &str, extra: &[&str]) -> HttpGuard {
-        let mut child = command(dir)
-            .args(["guard", "--timeout", TIMEOUT])
-            .args(extra)
-            .arg("--lock")
-            .arg(lock)
-            .args(["--upstream", upstream, "--listen", "127.0.0.1:0"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the guard starts");
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("the URL");
-        let url = line.trim().to_owned();
-        assert!(url.starts_with("http://127.0.0.1:"), "no URL: {url:?}");
-        HttpGuard { child, url }
-    }
-}
-
-impl Drop for HttpGuard {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The value of header `name` in a raw response.

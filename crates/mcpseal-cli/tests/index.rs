@@ -162,6 +162,17 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
     .expect("cohort");
     let first = first.to_str().expect("utf-8");
     let dir = |name: &str| w.join(name).to_string_lossy().into_owned();
+    // `mcpseal index merge DIR… --out OUT [--history DB]`, each DIR and OUT under the work dir.
+    let merge = |dirs: &[&str], out: &str, history: Option<&str>| {
+        let mut args = vec!["index".to_owned(), "merge".to_owned()];
+        args.extend(dirs.iter().map(|d| dir(d)));
+        args.extend(["--out".to_owned(), dir(out)]);
+        if let Some(db) = history {
+            args.extend(["--history".to_owned(), db.to_owned()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        mcpseal_in(None, &env, &args)
+    };
 
     // Run 1, unsharded.
     let out = mcpseal_in(
@@ -262,33 +273,9 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
             ],
         ));
     }
-    ok(&mcpseal_in(
-        None,
-        &env,
-        &[
-            "index",
-            "merge",
-            &dir("s2"),
-            &dir("s0"),
-            &dir("s1"),
-            "--out",
-            &dir("m3"),
-        ],
-    ));
+    ok(&merge(&["s2", "s0", "s1"], "m3", None));
     let db = dir("history.sqlite");
-    ok(&mcpseal_in(
-        None,
-        &env,
-        &[
-            "index",
-            "merge",
-            &dir("run1"),
-            "--out",
-            &dir("m1"),
-            "--history",
-            &db,
-        ],
-    ));
+    ok(&merge(&["run1"], "m1", Some(&db)));
     // Byte-identical before the history sees the shards; on a difference, name the rows that
     // differ and how (two independent measurements of the same targets).
     let m1 = std::fs::read(w.join("m1/index.json")).expect("m1");
@@ -313,21 +300,7 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
         );
     }
     // The same run merged again from its shards: recorded once (idempotent on the run id).
-    let again = mcpseal_in(
-        None,
-        &env,
-        &[
-            "index",
-            "merge",
-            &dir("s0"),
-            &dir("s1"),
-            &dir("s2"),
-            "--out",
-            &dir("m3b"),
-            "--history",
-            &db,
-        ],
-    );
+    let again = merge(&["s0", "s1", "s2"], "m3b", Some(&db));
     ok(&again);
     assert!(
         String::from_utf8_lossy(&again.stderr).contains("already recorded"),
@@ -340,18 +313,7 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
     assert_eq!(evidence_checks(&merged, &w.join("m3")), 12);
 
     // A missing shard is refused with a hint (exit 2), nothing written.
-    let refused = mcpseal_in(
-        None,
-        &env,
-        &[
-            "index",
-            "merge",
-            &dir("s0"),
-            &dir("s1"),
-            "--out",
-            &dir("bad"),
-        ],
-    );
+    let refused = merge(&["s0", "s1"], "bad", None);
     assert_eq!(refused.status.code(), Some(2));
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("is missing") && err.contains("hint:"), "{err}");
@@ -406,19 +368,7 @@ fn a_cohort_is_run_sharded_merged_and_compared_with_its_previous_run() {
     assert_eq!(doc2["summary"]["changedWithoutBump"], 1);
 
     // History: both runs, oldest first, every rate with its denominator.
-    ok(&mcpseal_in(
-        None,
-        &env,
-        &[
-            "index",
-            "merge",
-            &dir("run2"),
-            "--out",
-            &dir("m2"),
-            "--history",
-            &db,
-        ],
-    ));
+    ok(&merge(&["run2"], "m2", Some(&db)));
     let h = mcpseal_in(None, &env, &["index", "history", "--db", &db]);
     ok(&h);
     let text = String::from_utf8_lossy(&h.stdout);

@@ -28,7 +28,7 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use index_support::{forward, mcpseal_in, ok, read_request, row};
+use index_support::{forward, mcpseal_in, ok, read_request, row, target_of};
 use mcpseal_fixtures::HttpFixture;
 use serde_json::Value;
 
@@ -91,15 +91,7 @@ impl Recorder {
                             return;
                         };
                         let start = Instant::now();
-                        let target = line
-                            .split(' ')
-                            .nth(1)
-                            .unwrap_or("")
-                            .trim_start_matches('/')
-                            .split('/')
-                            .next()
-                            .unwrap_or("")
-                            .to_owned();
+                        let target = target_of(&line);
                         let (lock, seen) = &*state;
                         let index = {
                             let mut st = lock.lock().expect("log");

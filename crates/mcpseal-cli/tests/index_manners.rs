@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use mcpseal_fixtures::HttpFixture;
 use serde_json::Value;
 
-use index_support::{forward, mcpseal_in, read_request};
+use index_support::{forward, mcpseal_in, read_request, target_of};
 
 /// One request as received.
 #[derive(Debug, Clone)]
@@ -73,15 +73,7 @@ impl Recorder {
                     let Some((line, headers, body)) = read_request(&mut stream) else {
                         return;
                     };
-                    let target = line
-                        .split(' ')
-                        .nth(1)
-                        .unwrap_or("")
-                        .trim_start_matches('/')
-                        .split('/')
-                        .next()
-                        .unwrap_or("")
-                        .to_owned();
+                    let target = target_of(&line);
                     let method = serde_json::from_slice::<Value>(&body)
                         .ok()
                         .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_owned));

@@ -12,36 +12,20 @@
 )]
 
 mod dist_support;
+mod lock_support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use assert_cmd::Command;
 use dist_support::{dist_tool, workspace};
+use lock_support::{Out, run_in};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
+/// `mcpseal ARGS` in `dir`.
 fn run(dir: &Path, args: &[&str]) -> Out {
-    let out = Command::cargo_bin("mcpseal")
-        .expect("binary")
-        .timeout(Duration::from_secs(180))
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .expect("runs");
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    run_in(dir, args, Duration::from_secs(180))
 }
 
 fn peers() -> PathBuf {

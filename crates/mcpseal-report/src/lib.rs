@@ -60,10 +60,10 @@ pub mod schemas;
 pub use document::{
     AnonymousCheck, CheckProfilesReport, CheckReport, DiffDocument, DiffReport, DiffSide,
     ErrorBody, ErrorDocument, ErrorKind, ListItems, LockOutcome, LockRefusal, LockReport,
-    ProbeDocument, ProfileCheck, ProfileVerdict, ProfileVerify, RefusalReason, RefusedList,
-    RefusedMark, RpcReport, RuleList, SideKind, Snapshot, SnapshotItems, SurfaceObject,
-    VerifyProfilesReport, VerifyReport, contradiction_warnings, drift_findings, drift_rules,
-    rule_id, unreachable_hint,
+    ProbeDocument, ProfileCheck, ProfileOutcome, ProfileSection, ProfileVerdict, ProfileVerify,
+    ProfilesReport, RefusalReason, RefusedList, RefusedMark, RpcReport, RuleList, SideKind,
+    Snapshot, SnapshotItems, SurfaceObject, VerifyProfilesReport, VerifyReport,
+    contradiction_warnings, drift_findings, drift_rules, rule_id, unreachable_hint,
 };
 pub use format::{DocFormat, Format, ParseFormatError};
 pub use model::{
@@ -76,12 +76,11 @@ pub use record::{
 };
 pub use render::sarif::{FINGERPRINT_KEY, SARIF_SCHEMA_URI};
 pub use render::{
-    DriftOptions, ExecutionNotification, Look, RenderOptions, SarifRun, check_notes,
-    check_profiles_notes, error_text, lock_notes, need_phrase, probe_notes, render_changes_text,
-    render_check, render_check_profiles, render_diff, render_error, render_findings_markdown,
-    render_findings_sarif, render_findings_text, render_lock, render_probe, render_rpc,
-    render_rule_list, render_snapshot, render_verify, render_verify_profiles, rpc_notes,
-    verify_notes, verify_profiles_notes,
+    DriftOptions, ExecutionNotification, Look, RenderOptions, RenderProfile, SarifRun, check_notes,
+    error_text, lock_notes, need_phrase, probe_notes, profiles_notes, render_changes_text,
+    render_check, render_diff, render_error, render_findings_markdown, render_findings_sarif,
+    render_findings_text, render_lock, render_probe, render_profiles, render_rpc, render_rule_list,
+    render_snapshot, render_verify, rpc_notes, verify_notes,
 };
 pub use render::{palette, wrap};
 

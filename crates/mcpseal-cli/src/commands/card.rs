@@ -35,7 +35,7 @@ async fn check(a: CardCheckArgs) -> Result<Outcome, CliError> {
         page_cap: a.page_cap.max(1),
     };
     let report = mcpseal::publish::card::check(&options).await?;
-    emit(&report, a.format, &a.output)?;
+    emit(&report, a.report.format, &a.output)?;
     Ok(match report.verdict {
         CardVerdict::Consistent => Outcome::Ok,
         CardVerdict::Mismatch => {

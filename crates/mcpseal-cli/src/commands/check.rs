@@ -1,7 +1,6 @@
 //! `mcpseal check`: the CI gate.
 
 use mcpseal::check::CheckOptions;
-use mcpseal::report::{check_notes, check_profiles_notes, render_check, render_check_profiles};
 
 use crate::error::{CliError, Outcome};
 use crate::lock_args::CheckArgs;
@@ -18,18 +17,7 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let options = settings::options(&args.connect)?;
     let check_options = options_of(&args, version)?;
     let report = mcpseal::check::run(&target, options, &check_options).await?;
-    output::emit_doc(
-        &render_check(
-            &report,
-            args.report.format,
-            &mcpseal::tool_info(),
-            &settings::drift_options(args.report.full),
-        ),
-        args.report.format == mcpseal::report::Format::Text,
-        args.output.output.as_deref(),
-    )?;
-    output::notes(&check_notes(&report));
-    Ok(Outcome::of_check(&report))
+    output::report(&report, &args.report, &args.output)
 }
 
 /// No `--profile` on a lock of profiles: every profile, each against its `[profiles.NAME]`.
@@ -44,18 +32,7 @@ async fn every_profile(
     let targets = args.profile.config.targets(&args.connect)?;
     let check_options = options_of(&args, version)?;
     let report = mcpseal::profiles::check_all(&targets, &check_options).await?;
-    output::emit_doc(
-        &render_check_profiles(
-            &report,
-            args.report.format,
-            &mcpseal::tool_info(),
-            &settings::drift_options(args.report.full),
-        ),
-        args.report.format == mcpseal::report::Format::Text,
-        args.output.output.as_deref(),
-    )?;
-    output::notes(&check_profiles_notes(&report));
-    Ok(Outcome::of_profiles(report.verdict()))
+    output::report(&report, &args.report, &args.output)
 }
 
 fn options_of(

@@ -1,7 +1,6 @@
 //! `mcpseal lock`.
 
 use mcpseal::lock::LockOptions;
-use mcpseal::report::{lock_notes, render_lock};
 use mcpseal::surface::lock::Pointer;
 
 use crate::error::{CliError, Outcome};
@@ -46,16 +45,5 @@ pub async fn run(args: LockArgs) -> Result<Outcome, CliError> {
         anonymous,
     };
     let report = mcpseal::lock::run(&target, options, &lock_options).await?;
-    output::emit_doc(
-        &render_lock(
-            &report,
-            args.report.format,
-            &mcpseal::tool_info(),
-            &settings::drift_options(args.report.full),
-        ),
-        args.report.format == mcpseal::report::Format::Text,
-        args.output.output.as_deref(),
-    )?;
-    output::notes(&lock_notes(&report));
-    Ok(Outcome::of_lock(&report))
+    output::report(&report, &args.report, &args.output)
 }

@@ -56,7 +56,7 @@ fn options(a: &ServerJsonArgs) -> ServerJsonOptions {
 
 fn stamp(a: ServerJsonArgs) -> Result<Outcome, CliError> {
     let report = mcpseal::publish::registry::stamp(&options(&a))?;
-    emit(&report, a.format, &a.output)?;
+    emit(&report, a.report.format, &a.output)?;
     Ok(match report.outcome {
         StampOutcome::Written | StampOutcome::Unchanged => Outcome::Ok,
         StampOutcome::TooLarge => {
@@ -77,7 +77,7 @@ fn stamp(a: ServerJsonArgs) -> Result<Outcome, CliError> {
 
 fn check(a: ServerJsonArgs) -> Result<Outcome, CliError> {
     let report = mcpseal::publish::registry::check(&options(&a))?;
-    emit(&report, a.format, &a.output)?;
+    emit(&report, a.report.format, &a.output)?;
     if report.matches {
         Ok(Outcome::Ok)
     } else {
@@ -107,7 +107,7 @@ async fn verify(a: RegistryVerifyArgs) -> Result<Outcome, CliError> {
         },
     };
     let report = mcpseal::publish::verify::verify(&options).await?;
-    emit(&report, a.format, &a.output)?;
+    emit(&report, a.report.format, &a.output)?;
     Ok(if !report.verified {
         output::note(
             "error: no remote of the entry could be verified\nhint: the reasons are listed per remote; a remote that needs a credential cannot be verified from the registry",

@@ -1,6 +1,5 @@
 //! `mcpseal verify`: the deployed endpoint against the lock.
 
-use mcpseal::report::{render_verify, render_verify_profiles, verify_notes, verify_profiles_notes};
 use mcpseal::verify::{Retry, VerifyOptions, VerifyProgress};
 
 use crate::error::{CliError, Outcome};
@@ -40,18 +39,7 @@ pub async fn run(args: VerifyArgs) -> Result<Outcome, CliError> {
     let verify_options = options_of(&args)?;
     let progress = Notes { wait: &args.wait };
     let report = mcpseal::verify::run(&target, options, &verify_options, retry, &progress).await?;
-    output::emit_doc(
-        &render_verify(
-            &report,
-            args.report.format,
-            &mcpseal::tool_info(),
-            &settings::drift_options(args.report.full),
-        ),
-        args.report.format == mcpseal::report::Format::Text,
-        args.output.output.as_deref(),
-    )?;
-    output::notes(&verify_notes(&report));
-    Ok(Outcome::of_verify(&report))
+    output::report(&report, &args.report, &args.output)
 }
 
 /// No `--profile` on a lock of profiles: every profile, each against its `[profiles.NAME]`.
@@ -64,18 +52,7 @@ async fn every_profile(args: VerifyArgs, names: &[String]) -> Result<Outcome, Cl
     let verify_options = options_of(&args)?;
     let progress = Notes { wait: &args.wait };
     let report = mcpseal::profiles::verify_all(&targets, &verify_options, retry, &progress).await?;
-    output::emit_doc(
-        &render_verify_profiles(
-            &report,
-            args.report.format,
-            &mcpseal::tool_info(),
-            &settings::drift_options(args.report.full),
-        ),
-        args.report.format == mcpseal::report::Format::Text,
-        args.output.output.as_deref(),
-    )?;
-    output::notes(&verify_profiles_notes(&report));
-    Ok(Outcome::of_profiles(report.verdict()))
+    output::report(&report, &args.report, &args.output)
 }
 
 fn retry_of(args: &VerifyArgs) -> Result<Retry, CliError> {

@@ -93,6 +93,19 @@ pub fn read_request(stream: &mut TcpStream) -> Option<Request> {
     Some((line.trim_end().to_owned(), headers, body))
 }
 
+/// The target a recorder's request is for: the first segment of its path
+/// (`POST /slow/mcp HTTP/1.1` → `slow`), empty when there is none.
+pub fn target_of(line: &str) -> String {
+    line.split(' ')
+        .nth(1)
+        .unwrap_or("")
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or("")
+        .to_owned()
+}
+
 /// The upstream's answer to the request, as bytes to write back (empty when it could not be
 /// reached).
 pub fn forward(upstream: &str, line: &str, headers: &[(String, String)], body: &[u8]) -> Vec<u8> {

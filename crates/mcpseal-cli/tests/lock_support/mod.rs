@@ -19,6 +19,15 @@ pub struct Out {
 }
 
 impl Out {
+    /// A finished run's exit code (-1 for a signal) and output, as text.
+    pub fn of(out: &std::process::Output) -> Out {
+        Out {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or(Value::Null)
     }
@@ -75,13 +84,21 @@ impl Work {
         if let Some(f) = fixture {
             cmd.arg("--").args(stdio_argv(f));
         }
-        let out = cmd.output().expect("runs");
-        Out {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Out::of(&cmd.output().expect("runs"))
     }
+}
+
+/// `mcpseal ARGS` in `dir`, uncoloured, killed after `timeout`.
+pub fn run_in(dir: &Path, args: &[&str], timeout: Duration) -> Out {
+    let out = Command::cargo_bin("mcpseal")
+        .expect("binary")
+        .timeout(timeout)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .args(args)
+        .output()
+        .expect("runs");
+    Out::of(&out)
 }
 
 /// The surface of version 1 of the simulated server.

@@ -26,7 +26,8 @@ pub use error::{ErrorBody, ErrorDocument, ErrorKind, unreachable_hint};
 pub use lock::{LockOutcome, LockRefusal, LockReport, RefusalReason};
 pub use probe::ProbeDocument;
 pub use profiles::{
-    CheckProfilesReport, ProfileCheck, ProfileVerdict, ProfileVerify, VerifyProfilesReport,
+    CheckProfilesReport, ProfileCheck, ProfileOutcome, ProfileSection, ProfileVerdict,
+    ProfileVerify, ProfilesReport, VerifyProfilesReport,
 };
 pub use rpc::RpcReport;
 pub use rules::RuleList;

@@ -17,9 +17,18 @@
 //! report looks at: `matches` is true only when every profile passed, and `diff` holds every
 //! profile's changes (their paths already start with `/profiles/NAME`). The exit code is the
 //! worst profile's ([`ProfileVerdict`]).
+//!
+//! Both commands' documents are one type, [`ProfilesReport`], over the profile's own report
+//! ([`ProfileOutcome`]: [`CheckReport`] or [`VerifyReport`]); [`CheckProfilesReport`] and
+//! [`VerifyProfilesReport`] name the two. Each keeps its own schema (title, `$id`, the names
+//! `ProfileCheck` / `ProfileVerify` and the words that differ), which the trait supplies.
 
-use schemars::JsonSchema;
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::check::CheckReport;
 use super::diff::DiffDocument;
@@ -51,88 +60,178 @@ impl ProfileVerdict {
     }
 }
 
-/// One profile of [`CheckProfilesReport`]: its check report, or why there is none.
+/// What the report of every profile needs of one profile's own report (`check`'s
+/// [`CheckReport`], `verify`'s [`VerifyReport`]), and the words its schema has for that command.
+pub trait ProfileOutcome {
+    /// The command, as typed (`check`, `verify`): the schema's title, `$id` and names.
+    const COMMAND: &'static str;
+    /// The schema's description of [`ProfilesReport::matches`], in the command's words.
+    const MATCHES: &'static str;
+    /// The schema's description of [`ProfilesReport::error`], in the command's words.
+    const ERROR: &'static str;
+
+    /// The profile passed: exit 0 on its own.
+    fn passed(&self) -> bool;
+
+    /// The profile's changes, locked → live, each path under `/profiles/NAME`.
+    fn diff(&self) -> &DiffDocument;
+}
+
+impl ProfileOutcome for CheckReport {
+    const COMMAND: &'static str = "check";
+    const MATCHES: &'static str = "Every profile passed (exit 0).";
+    const ERROR: &'static str = "The first profile without a verdict, its message naming the profile (absent when every\n\
+        profile was judged): where CI looks for why a run exited 2.";
+
+    fn passed(&self) -> bool {
+        CheckReport::passed(self)
+    }
+
+    fn diff(&self) -> &DiffDocument {
+        &self.diff
+    }
+}
+
+impl ProfileOutcome for VerifyReport {
+    const COMMAND: &'static str = "verify";
+    const MATCHES: &'static str = "Every profile's endpoint serves its locked surface (exit 0).";
+    const ERROR: &'static str = "The first profile without a verdict, its message naming the profile (absent when every\n\
+        profile was judged).";
+
+    fn passed(&self) -> bool {
+        self.matches
+    }
+
+    fn diff(&self) -> &DiffDocument {
+        &self.diff
+    }
+}
+
+/// One profile of a [`ProfilesReport`]: its own report, or why there is none.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ProfileCheck {
+#[serde(rename_all = "camelCase", bound(deserialize = "R: Deserialize<'de>"))]
+pub struct ProfileSection<R> {
     /// The profile's name, as in the lock.
     pub profile: String,
     /// How it fared.
     pub verdict: ProfileVerdict,
-    /// What `check --profile NAME` reports for it (absent when `error` is set).
+    /// What `COMMAND --profile NAME` reports for it (absent when `error` is set).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub report: Option<CheckReport>,
+    pub report: Option<R>,
     /// Why it has no verdict (absent when `report` is set).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorBody>,
 }
 
+/// One profile of [`CheckProfilesReport`]: its check report, or why there is none.
+pub type ProfileCheck = ProfileSection<CheckReport>;
+
 /// One profile of [`VerifyProfilesReport`]: its verify report, or why there is none.
+pub type ProfileVerify = ProfileSection<VerifyReport>;
+
+/// `mcpseal check` or `mcpseal verify` of every profile of a lock (see the module docs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ProfileVerify {
-    /// The profile's name, as in the lock.
-    pub profile: String,
-    /// How it fared.
-    pub verdict: ProfileVerdict,
-    /// What `verify --profile NAME` reports for it (absent when `error` is set).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub report: Option<VerifyReport>,
-    /// Why it has no verdict (absent when `report` is set).
+#[schemars(
+    bound = "R: ProfileOutcome + JsonSchema",
+    transform = report_schema::<R>
+)]
+pub struct ProfilesReport<R> {
+    /// Always 1.
+    #[schemars(schema_with = "super::const_one")]
+    pub schema_version: u32,
+    /// Every profile passed (exit 0); the schema words it as [`ProfileOutcome::MATCHES`].
+    pub matches: bool,
+    /// The lock file, as given.
+    pub lock: String,
+    /// Every profile of the lock, by name.
+    #[schemars(with = "Vec<SectionSchema<R>>")]
+    pub profiles: Vec<ProfileSection<R>>,
+    /// Every profile's changes, locked → live, each path under `/profiles/NAME`.
+    pub diff: DiffDocument,
+    /// The first profile without a verdict, its message naming the profile (absent when every
+    /// profile was judged); the schema words it as [`ProfileOutcome::ERROR`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorBody>,
 }
 
 /// `mcpseal check` of every profile of a lock (see the module docs).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(
-    title = "mcpseal check report of every profile",
-    description = "`mcpseal check --format json` without `--profile` on a lock of named profiles, schemaVersion 1: one section per profile. Additive changes only.",
-    extend("$id" = "https://github.com/mcpseal/mcpseal/blob/main/schemas/check-profiles-report.schema.json")
-)]
-pub struct CheckProfilesReport {
-    /// Always 1.
-    #[schemars(schema_with = "super::const_one")]
-    pub schema_version: u32,
-    /// Every profile passed (exit 0).
-    pub matches: bool,
-    /// The lock file, as given.
-    pub lock: String,
-    /// Every profile of the lock, by name.
-    pub profiles: Vec<ProfileCheck>,
-    /// Every profile's changes, locked → live, each path under `/profiles/NAME`.
-    pub diff: DiffDocument,
-    /// The first profile without a verdict, its message naming the profile (absent when every
-    /// profile was judged): where CI looks for why a run exited 2.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<ErrorBody>,
-}
+pub type CheckProfilesReport = ProfilesReport<CheckReport>;
 
 /// `mcpseal verify` of every profile of a lock (see the module docs).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(
-    title = "mcpseal verify report of every profile",
-    description = "`mcpseal verify --format json` without `--profile` on a lock of named profiles, schemaVersion 1: one section per profile. Additive changes only.",
-    extend("$id" = "https://github.com/mcpseal/mcpseal/blob/main/schemas/verify-profiles-report.schema.json")
-)]
-pub struct VerifyProfilesReport {
-    /// Always 1.
-    #[schemars(schema_with = "super::const_one")]
-    pub schema_version: u32,
-    /// Every profile's endpoint serves its locked surface (exit 0).
-    pub matches: bool,
-    /// The lock file, as given.
-    pub lock: String,
-    /// Every profile of the lock, by name.
-    pub profiles: Vec<ProfileVerify>,
-    /// Every profile's changes, locked → live, each path under `/profiles/NAME`.
-    pub diff: DiffDocument,
-    /// The first profile without a verdict, its message naming the profile (absent when every
-    /// profile was judged).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<ErrorBody>,
+pub type VerifyProfilesReport = ProfilesReport<VerifyReport>;
+
+/// `Check` for `check`: how the command's name starts a type's.
+fn type_prefix(command: &str) -> String {
+    let mut chars = command.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+/// Sets the description of `schema`'s property `name`.
+fn describe(schema: &mut Schema, name: &str, description: impl Into<String>) {
+    if let Some(property) = schema
+        .get_mut("properties")
+        .and_then(|p| p.get_mut(name))
+        .and_then(Value::as_object_mut)
+    {
+        property.insert("description".into(), Value::String(description.into()));
+    }
+}
+
+/// The command's title, description, `$id` and words on the report's schema.
+fn report_schema<R: ProfileOutcome>(schema: &mut Schema) {
+    let command = R::COMMAND;
+    schema.insert(
+        "title".into(),
+        format!("mcpseal {command} report of every profile").into(),
+    );
+    schema.insert(
+        "description".into(),
+        format!(
+            "`mcpseal {command} --format json` without `--profile` on a lock of named profiles, \
+             schemaVersion 1: one section per profile. Additive changes only."
+        )
+        .into(),
+    );
+    schema.insert(
+        "$id".into(),
+        format!(
+            "https://github.com/mcpseal/mcpseal/blob/main/schemas/{command}-profiles-report.schema.json"
+        )
+        .into(),
+    );
+    describe(schema, "matches", R::MATCHES);
+    describe(schema, "error", R::ERROR);
+}
+
+/// The schema of [`ProfileSection<R>`] under the command's own name (`ProfileCheck`,
+/// `ProfileVerify`) and words, as each report's schema has always had it.
+struct SectionSchema<R>(PhantomData<R>);
+
+impl<R: ProfileOutcome + JsonSchema> JsonSchema for SectionSchema<R> {
+    fn schema_name() -> Cow<'static, str> {
+        format!("Profile{}", type_prefix(R::COMMAND)).into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let (command, prefix) = (R::COMMAND, type_prefix(R::COMMAND));
+        let mut schema = ProfileSection::<R>::json_schema(generator);
+        schema.insert(
+            "description".into(),
+            format!(
+                "One profile of [`{prefix}ProfilesReport`]: its {command} report, or why there is none."
+            )
+            .into(),
+        );
+        describe(
+            &mut schema,
+            "report",
+            format!("What `{command} --profile NAME` reports for it (absent when `error` is set)."),
+        );
+        schema
+    }
 }
 
 /// The worst of `verdicts` (`Passed` for none).
@@ -158,11 +257,11 @@ fn first_error<'a>(
     })
 }
 
-impl ProfileCheck {
-    /// The section of a profile checked (`Ok`) or not (`Err`).
-    pub fn of(profile: String, result: Result<CheckReport, ErrorBody>) -> ProfileCheck {
+impl<R: ProfileOutcome> ProfileSection<R> {
+    /// The section of a profile judged (`Ok`) or not (`Err`).
+    pub fn of(profile: String, result: Result<R, ErrorBody>) -> ProfileSection<R> {
         match result {
-            Ok(r) => ProfileCheck {
+            Ok(r) => ProfileSection {
                 profile,
                 verdict: if r.passed() {
                     ProfileVerdict::Passed
@@ -172,7 +271,7 @@ impl ProfileCheck {
                 report: Some(r),
                 error: None,
             },
-            Err(e) => ProfileCheck {
+            Err(e) => ProfileSection {
                 profile,
                 verdict: ProfileVerdict::NoVerdict,
                 report: None,
@@ -182,70 +281,18 @@ impl ProfileCheck {
     }
 }
 
-impl ProfileVerify {
-    /// The section of a profile verified (`Ok`) or not (`Err`).
-    pub fn of(profile: String, result: Result<VerifyReport, ErrorBody>) -> ProfileVerify {
-        match result {
-            Ok(r) => ProfileVerify {
-                profile,
-                verdict: if r.matches {
-                    ProfileVerdict::Passed
-                } else {
-                    ProfileVerdict::Failed
-                },
-                report: Some(r),
-                error: None,
-            },
-            Err(e) => ProfileVerify {
-                profile,
-                verdict: ProfileVerdict::NoVerdict,
-                report: None,
-                error: Some(e),
-            },
-        }
-    }
-}
-
-impl CheckProfilesReport {
+impl<R: ProfileOutcome> ProfilesReport<R> {
     /// The report of `profiles` (one section per profile of `lock`, in the lock's order).
-    pub fn new(lock: String, profiles: Vec<ProfileCheck>) -> CheckProfilesReport {
+    pub fn new(lock: String, profiles: Vec<ProfileSection<R>>) -> ProfilesReport<R> {
         let verdict = worst(profiles.iter().map(|p| p.verdict));
-        CheckProfilesReport {
+        ProfilesReport {
             schema_version: 1,
             matches: verdict == ProfileVerdict::Passed,
             lock,
             diff: joined(
                 profiles
                     .iter()
-                    .filter_map(|p| p.report.as_ref().map(|r| &r.diff)),
-            ),
-            error: first_error(
-                profiles
-                    .iter()
-                    .filter_map(|p| Some((p.profile.as_str(), p.error.as_ref()?))),
-            ),
-            profiles,
-        }
-    }
-
-    /// The worst profile's verdict: the run's exit code.
-    pub fn verdict(&self) -> ProfileVerdict {
-        worst(self.profiles.iter().map(|p| p.verdict))
-    }
-}
-
-impl VerifyProfilesReport {
-    /// The report of `profiles` (one section per profile of `lock`, in the lock's order).
-    pub fn new(lock: String, profiles: Vec<ProfileVerify>) -> VerifyProfilesReport {
-        let verdict = worst(profiles.iter().map(|p| p.verdict));
-        VerifyProfilesReport {
-            schema_version: 1,
-            matches: verdict == ProfileVerdict::Passed,
-            lock,
-            diff: joined(
-                profiles
-                    .iter()
-                    .filter_map(|p| p.report.as_ref().map(|r| &r.diff)),
+                    .filter_map(|p| p.report.as_ref().map(R::diff)),
             ),
             error: first_error(
                 profiles

@@ -38,9 +38,7 @@ pub use drift::{
     render_diff, render_lock, render_verify, verify_notes,
 };
 pub use markdown::render_findings_markdown;
-pub use profiles::{
-    check_profiles_notes, render_check_profiles, render_verify_profiles, verify_profiles_notes,
-};
+pub use profiles::{RenderProfile, profiles_notes, render_profiles};
 pub use rules::render_rule_list;
 pub use sarif::{ExecutionNotification, SarifRun, render_findings_sarif};
 pub use terminal::Look;

@@ -14,6 +14,7 @@
 
 use std::fmt::Write as _;
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::drift::{
@@ -22,8 +23,8 @@ use super::drift::{
 };
 use super::sarif::{ExecutionNotification, SarifRun, render_findings_sarif};
 use crate::document::{
-    CheckProfilesReport, DiffDocument, ErrorBody, ProfileVerdict, VerifyProfilesReport,
-    drift_findings, drift_rules,
+    CheckReport, DiffDocument, ErrorBody, ProfileOutcome, ProfileVerdict, ProfilesReport,
+    VerifyReport, drift_findings, drift_rules,
 };
 use crate::format::Format;
 use crate::model::{Severity, ToolInfo};
@@ -162,42 +163,48 @@ fn render(format: Format, p: &Profiles<'_>, tool: &ToolInfo, options: &DriftOpti
     }
 }
 
-/// `check` of every profile in `format` (see the module docs).
-pub fn render_check_profiles(
-    r: &CheckProfilesReport,
-    format: Format,
-    tool: &ToolInfo,
-    options: &DriftOptions,
-) -> String {
-    let sections = r
-        .profiles
-        .iter()
-        .map(|s| Section {
-            name: &s.profile,
-            verdict: s.verdict,
-            judged: s.report.as_ref().map(|c| {
-                (
-                    check_verdict(c),
-                    render_check(c, Format::Text, tool, options),
-                    &c.diff,
-                )
-            }),
-            error: s.error.as_ref(),
-        })
-        .collect();
-    let p = Profiles {
-        command: "check",
-        lock: &r.lock,
-        sections,
-        json: json_value(r),
-        diff: &r.diff,
-    };
-    render(format, &p, tool, options)
+/// What the renderer needs of one profile's own report: its verdict line, its text and its
+/// stderr lines, as `COMMAND --profile NAME` has them.
+pub trait RenderProfile: ProfileOutcome + Serialize {
+    /// The report's verdict line.
+    fn verdict_line(&self) -> String;
+    /// The report in text.
+    fn text(&self, tool: &ToolInfo, options: &DriftOptions) -> String;
+    /// The lines the command adds on stderr for the report.
+    fn notes(&self) -> Vec<String>;
 }
 
-/// `verify` of every profile in `format` (see the module docs).
-pub fn render_verify_profiles(
-    r: &VerifyProfilesReport,
+impl RenderProfile for CheckReport {
+    fn verdict_line(&self) -> String {
+        check_verdict(self)
+    }
+
+    fn text(&self, tool: &ToolInfo, options: &DriftOptions) -> String {
+        render_check(self, Format::Text, tool, options)
+    }
+
+    fn notes(&self) -> Vec<String> {
+        check_notes(self)
+    }
+}
+
+impl RenderProfile for VerifyReport {
+    fn verdict_line(&self) -> String {
+        verify_verdict(self)
+    }
+
+    fn text(&self, tool: &ToolInfo, options: &DriftOptions) -> String {
+        render_verify(self, Format::Text, tool, options)
+    }
+
+    fn notes(&self) -> Vec<String> {
+        verify_notes(self)
+    }
+}
+
+/// `check` or `verify` of every profile in `format` (see the module docs).
+pub fn render_profiles<R: RenderProfile>(
+    r: &ProfilesReport<R>,
     format: Format,
     tool: &ToolInfo,
     options: &DriftOptions,
@@ -208,18 +215,15 @@ pub fn render_verify_profiles(
         .map(|s| Section {
             name: &s.profile,
             verdict: s.verdict,
-            judged: s.report.as_ref().map(|v| {
-                (
-                    verify_verdict(v),
-                    render_verify(v, Format::Text, tool, options),
-                    &v.diff,
-                )
-            }),
+            judged: s
+                .report
+                .as_ref()
+                .map(|one| (one.verdict_line(), one.text(tool, options), one.diff())),
             error: s.error.as_ref(),
         })
         .collect();
     let p = Profiles {
-        command: "verify",
+        command: R::COMMAND,
         lock: &r.lock,
         sections,
         json: json_value(r),
@@ -246,26 +250,12 @@ fn error_note(profile: &str, e: &ErrorBody) -> String {
     }
 }
 
-/// The lines `check` of every profile adds on stderr: each profile's own, naming it.
-pub fn check_profiles_notes(r: &CheckProfilesReport) -> Vec<String> {
+/// The lines `check` or `verify` of every profile adds on stderr: each profile's own, naming it.
+pub fn profiles_notes<R: RenderProfile>(r: &ProfilesReport<R>) -> Vec<String> {
     let mut notes = Vec::new();
     for s in &r.profiles {
-        if let Some(c) = &s.report {
-            notes.extend(check_notes(c).iter().map(|n| named(&s.profile, n)));
-        }
-        if let Some(e) = &s.error {
-            notes.push(error_note(&s.profile, e));
-        }
-    }
-    notes
-}
-
-/// The lines `verify` of every profile adds on stderr: each profile's own, naming it.
-pub fn verify_profiles_notes(r: &VerifyProfilesReport) -> Vec<String> {
-    let mut notes = Vec::new();
-    for s in &r.profiles {
-        if let Some(v) = &s.report {
-            notes.extend(verify_notes(v).iter().map(|n| named(&s.profile, n)));
+        if let Some(one) = &s.report {
+            notes.extend(one.notes().iter().map(|n| named(&s.profile, n)));
         }
         if let Some(e) = &s.error {
             notes.push(error_note(&s.profile, e));

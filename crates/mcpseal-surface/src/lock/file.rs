@@ -258,11 +258,7 @@ impl LockFile {
         out.push_str(&render_declared(d, 1));
         out.push('\n');
         out.push_str("  }");
-        let mut extra: Vec<(&String, &Value)> = self.extra.iter().collect();
-        extra.sort_by(|a, b| crate::jcs::utf16_cmp(a.0, b.0));
-        for (k, v) in extra {
-            out.push_str(&format!(",\n  {}: {}", quote(k), pretty(v, 1)));
-        }
+        render_extra(&mut out, &self.extra, 1);
         out.push_str("\n}\n");
         out
     }
@@ -322,13 +318,7 @@ pub(crate) fn parse_declared(mut d: Map<String, Value>, at: &str) -> Result<Decl
     };
     let items = d.remove("items").unwrap_or(Value::Null);
     let fresh = Declared::new(&parsed, surface, exclude);
-    if fresh.sha256 != sha256 {
-        return Err(LockError::EditedByHand {
-            field: "sha256",
-            stored: short(&sha256),
-            computed: short(&fresh.sha256),
-        });
-    }
+    unedited(&sha256, &fresh.sha256)?;
     if fresh.items != items {
         return Err(LockError::EditedByHand {
             field: "items",
@@ -360,6 +350,30 @@ pub(crate) fn render_declared(d: &Declared, depth: usize) -> String {
         pretty(&d.surface, depth + 1)
     ));
     out
+}
+
+/// `Ok` when the stored `sha256` is the one computed from the stored surface; else the file
+/// was edited by hand ([`LockError::EditedByHand`], both hashes shortened).
+pub(crate) fn unedited(stored: &str, computed: &str) -> Result<(), LockError> {
+    if stored == computed {
+        return Ok(());
+    }
+    Err(LockError::EditedByHand {
+        field: "sha256",
+        stored: short(stored),
+        computed: short(computed),
+    })
+}
+
+/// The keys kept next to a section's own (`extra`), in JCS order, each written after `,` and
+/// a newline at `depth` (two spaces a level), its value pretty at that depth.
+pub(crate) fn render_extra(out: &mut String, extra: &Map<String, Value>, depth: usize) {
+    let pad = "  ".repeat(depth);
+    let mut keys: Vec<(&String, &Value)> = extra.iter().collect();
+    keys.sort_by(|a, b| crate::jcs::utf16_cmp(a.0, b.0));
+    for (k, v) in keys {
+        out.push_str(&format!(",\n{pad}{}: {}", quote(k), pretty(v, depth)));
+    }
 }
 
 pub(crate) fn short(hex: &str) -> String {

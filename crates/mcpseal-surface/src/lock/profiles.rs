@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 
 use super::file::{
     Declared, LOCK_SCHEMA_VERSION, LockError, LockFile, PROFILES_SCHEMA_VERSION, parse_declared,
-    parse_form, parse_top, pretty, quote, render_declared, short,
+    parse_form, parse_top, quote, render_declared, render_extra, short, unedited,
 };
 use crate::jcs::{jcs, sha256_hex};
 use crate::surface::Form;
@@ -238,14 +238,7 @@ impl ProfileLock {
             profiles,
             extra: top,
         };
-        let computed = lock.sha256();
-        if computed != stored {
-            return Err(LockError::EditedByHand {
-                field: "sha256",
-                stored: short(&stored),
-                computed: short(&computed),
-            });
-        }
+        unedited(&stored, &lock.sha256())?;
         Ok(lock)
     }
 
@@ -268,19 +261,11 @@ impl ProfileLock {
             out.push_str(if i == 0 { "\n" } else { ",\n" });
             out.push_str(&format!("      {}: {{\n", quote(name)));
             out.push_str(&render_declared(&p.declared, 3));
-            let mut extra: Vec<(&String, &Value)> = p.extra.iter().collect();
-            extra.sort_by(|a, b| crate::jcs::utf16_cmp(a.0, b.0));
-            for (k, v) in extra {
-                out.push_str(&format!(",\n        {}: {}", quote(k), pretty(v, 4)));
-            }
+            render_extra(&mut out, &p.extra, 4);
             out.push_str("\n      }");
         }
         out.push_str("\n    }\n  }");
-        let mut extra: Vec<(&String, &Value)> = self.extra.iter().collect();
-        extra.sort_by(|a, b| crate::jcs::utf16_cmp(a.0, b.0));
-        for (k, v) in extra {
-            out.push_str(&format!(",\n  {}: {}", quote(k), pretty(v, 1)));
-        }
+        render_extra(&mut out, &self.extra, 1);
         out.push_str("\n}\n");
         out
     }
