@@ -13,8 +13,8 @@ pub use mcpseal::report::{DocFormat, Format};
 /// "hint"}}` on stdout) · 130/143 interrupted by SIGINT/SIGTERM (servers stopped, nothing
 /// half-written).
 ///
-/// Environment: `MCPSEAL_WORKER_THREADS=N` sets the async runtime's worker threads (default:
-/// the available parallelism).
+/// Environment: `MCPSEAL_WORKER_THREADS=N` sets the async runtime's worker threads, and `serve
+/// --http`'s connection threads (default: the available parallelism).
 #[derive(Debug, Parser)]
 #[command(
     name = "mcpseal",

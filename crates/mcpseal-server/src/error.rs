@@ -86,7 +86,7 @@ pub enum ServeError {
     /// Reading the input or writing the output failed.
     #[error("the {what} failed")]
     Io {
-        /// `stdin`, `stdout`, `listener`.
+        /// `stdin`, `stdout`, `listener`, `start of the connection threads`.
         what: &'static str,
         /// Why.
         #[source]

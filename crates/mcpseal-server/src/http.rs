@@ -9,9 +9,7 @@
 //! `text/event-stream` when notifications related to it come first (progress, a listen stream).
 //! No `Mcp-Session-Id` is ever minted or echoed, and `Last-Event-ID` is ignored.
 //!
-//! The accept loop is this crate's own (hyper's HTTP/1 server) so that a client that opens a
-//! connection and sends nothing is dropped after the header-read timeout and the number of
-//! connections is capped.
+//! The accept loop is this crate's own ([`crate::accept`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -25,15 +23,13 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::stream;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use mcpseal_protocol::method::code;
 use mcpseal_protocol::{decode_header_value, keys};
 use serde_json::Value;
 use tokio::net::TcpListener;
-use tokio::sync::{Semaphore, mpsc, watch};
-use tokio::task::JoinSet;
+use tokio::sync::mpsc;
 
+use crate::accept::serve_router;
 use crate::dress::RoutingHeaders;
 use crate::error::{RpcError, ServeError};
 use crate::handler::Handler;
@@ -43,9 +39,6 @@ use crate::server::{Handled, Server, error_response};
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
-
-/// How long open connections get to finish when the server stops.
-const DRAIN: Duration = Duration::from_secs(5);
 
 struct HttpState<H: Handler> {
     server: Server<H>,
@@ -120,7 +113,7 @@ fn router<H: Handler>(server: Server<H>, options: HttpOptions, check_host: bool)
 ///
 /// Public for applications that answer MCP requests themselves on this crate's plumbing (a
 /// proxy): [`limit`] applies the same layer [`Server::bind_http`] serves behind, and
-/// [`serve_router`] runs the same accept loop.
+/// [`crate::serve_router`] runs the same accept loop.
 #[derive(Debug, Clone)]
 pub struct HttpLimits {
     /// Origins, hosts, timeouts and the connection cap.
@@ -152,7 +145,7 @@ impl<H: Handler> HttpServer<H> {
     /// connections finish for a few seconds and returns.
     ///
     /// # Errors
-    /// None today (accept errors are retried); the type leaves room for listener failures.
+    /// As [`crate::serve_router`].
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), ServeError> {
         let check_host = self.local_addr.ip().is_loopback();
         let app = router(self.server.clone(), self.options.clone(), check_host);
@@ -162,71 +155,6 @@ impl<H: Handler> HttpServer<H> {
         })
         .await
     }
-}
-
-/// Serves `app` on `listener` with this crate's accept loop (hyper's HTTP/1 server: the
-/// header-read timeout and connection cap of `options`, keep-alive, `TCP_NODELAY`) until
-/// `shutdown` completes; then calls `on_stop` (e.g. to end open event streams), lets open
-/// connections finish for a few seconds and returns. Put `app` behind [`limit`] first.
-///
-/// # Errors
-/// None today (accept errors are retried); the type leaves room for listener failures.
-pub async fn serve_router(
-    listener: TcpListener,
-    app: Router,
-    options: &HttpOptions,
-    shutdown: impl Future<Output = ()> + Send,
-    on_stop: impl FnOnce(),
-) -> Result<(), ServeError> {
-    let header_timeout = options.header_read_timeout;
-    let limit = Arc::new(Semaphore::new(options.max_connections.max(1)));
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let mut conns = JoinSet::new();
-    tokio::pin!(shutdown);
-    loop {
-        let permit = tokio::select! {
-            p = Arc::clone(&limit).acquire_owned() => match p { Ok(p) => p, Err(_) => break },
-            () = &mut shutdown => break,
-        };
-        let stream = tokio::select! {
-            a = listener.accept() => match a {
-                Ok((s, _)) => s,
-                Err(_) => {
-                    // Out of file descriptors and the like: back off, keep serving.
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
-        };
-        let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
-        let mut stop = stop_rx.clone();
-        conns.spawn(async move {
-            let conn = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(header_timeout)
-                .keep_alive(true)
-                .serve_connection(TokioIo::new(stream), service);
-            tokio::pin!(conn);
-            tokio::select! {
-                _ = conn.as_mut() => {}
-                _ = stop.changed() => {
-                    conn.as_mut().graceful_shutdown();
-                    let _ = conn.await;
-                }
-            }
-            drop(permit);
-        });
-        while conns.try_join_next().is_some() {}
-    }
-    on_stop();
-    let _ = stop_tx.send(true);
-    let drained = tokio::time::timeout(DRAIN, async { while conns.join_next().await.is_some() {} });
-    if drained.await.is_err() {
-        conns.abort_all();
-    }
-    Ok(())
 }
 
 /// A JSON body with this status.

@@ -65,6 +65,7 @@
 //! compile cost (the largest Rust unit in the build after aws-lc).
 #![deny(missing_docs)]
 
+mod accept;
 mod answer;
 mod dress;
 mod error;
@@ -77,9 +78,10 @@ mod pages;
 mod server;
 mod stdio;
 
+pub use accept::serve_router;
 pub use answer::{Answer, Raw};
 pub use error::{RpcError, ServeError};
 pub use handler::{Context, Handler, Implementation, TransportKind};
-pub use http::{HttpLimits, HttpServer, MCP_PATH, limit, serve_router};
+pub use http::{HttpLimits, HttpServer, MCP_PATH, limit};
 pub use options::{CacheScope, HttpOptions, Options};
 pub use server::Server;

@@ -82,6 +82,12 @@ pub struct HttpOptions {
     pub max_connections: usize,
     /// Interval of `:` comment keep-alives on open event streams.
     pub keep_alive: Duration,
+    /// Threads that serve the connections, each running its own single-threaded runtime (the
+    /// shape of nginx's worker processes: a connection stays on one thread, which polls its own
+    /// sockets, so no request wakes another thread); accepted connections go to the thread
+    /// serving the fewest. `0` serves them on the caller's runtime, as tasks like any other
+    /// (the choice for an application that embeds the server).
+    pub connection_threads: usize,
 }
 
 impl Default for HttpOptions {
@@ -93,6 +99,7 @@ impl Default for HttpOptions {
             body_read_timeout: Duration::from_secs(30),
             max_connections: 1024,
             keep_alive: Duration::from_secs(15),
+            connection_threads: 0,
         }
     }
 }

@@ -89,9 +89,27 @@ fn post(c: &reqwest::Client, url: &str, body: &Value) -> reqwest::RequestBuilder
     r
 }
 
+/// The options of the tests run both ways: connections on the caller's runtime, and on two
+/// connection threads of their own.
+fn on_threads(connection_threads: usize) -> HttpOptions {
+    HttpOptions {
+        connection_threads,
+        ..HttpOptions::default()
+    }
+}
+
 #[tokio::test]
 async fn statuses_of_the_endpoint() {
-    let (srv, _) = start(Options::default(), HttpOptions::default()).await;
+    statuses(on_threads(0)).await;
+}
+
+#[tokio::test]
+async fn statuses_of_the_endpoint_on_connection_threads() {
+    statuses(on_threads(2)).await;
+}
+
+async fn statuses(http: HttpOptions) {
+    let (srv, _) = start(Options::default(), http).await;
     let c = client();
     let r = post(&c, &srv.url, &modern("tools/list", json!({})))
         .send()
@@ -256,11 +274,20 @@ async fn origin_host_and_body_limits() {
 
 #[tokio::test]
 async fn a_silent_connection_is_dropped_after_the_header_timeout() {
+    silent_connection(on_threads(0)).await;
+}
+
+#[tokio::test]
+async fn a_silent_connection_is_dropped_on_a_connection_thread_too() {
+    silent_connection(on_threads(2)).await;
+}
+
+async fn silent_connection(http: HttpOptions) {
     let (srv, _) = start(
         Options::default(),
         HttpOptions {
             header_read_timeout: Duration::from_millis(300),
-            ..HttpOptions::default()
+            ..http
         },
     )
     .await;
@@ -277,12 +304,21 @@ async fn a_silent_connection_is_dropped_after_the_header_timeout() {
 
 #[tokio::test]
 async fn notifications_first_make_an_event_stream() {
+    event_streams(on_threads(0)).await;
+}
+
+#[tokio::test]
+async fn event_streams_run_and_end_gracefully_on_connection_threads() {
+    event_streams(on_threads(2)).await;
+}
+
+async fn event_streams(http: HttpOptions) {
     let (srv, server) = start(
         Options {
             list_changed: true,
             ..Options::default()
         },
-        HttpOptions::default(),
+        http,
     )
     .await;
     let c = client();
@@ -329,4 +365,48 @@ async fn notifications_first_make_an_event_stream() {
     }
     assert!(seen.contains(r#""resultType":"complete""#), "{seen}");
     stop.await.expect("join");
+}
+
+/// The name of the thread that ran a `where` call made on `c`'s connection.
+async fn thread_of_a_call(c: &reqwest::Client, url: &str) -> String {
+    let call = modern("tools/call", json!({"name": "where"}));
+    let v: Value = post(c, url, &call)
+        .send()
+        .await
+        .expect("send")
+        .json()
+        .await
+        .expect("json");
+    v["result"]["content"][0]["text"]
+        .as_str()
+        .expect("a thread name")
+        .to_owned()
+}
+
+#[tokio::test]
+async fn connections_go_to_the_least_busy_connection_thread_and_stay_there() {
+    let (srv, _) = start(Options::default(), on_threads(2)).await;
+    // Two clients, two keep-alive connections: the second goes to the thread without one.
+    let (a, b) = (client(), client());
+    let first = thread_of_a_call(&a, &srv.url).await;
+    let second = thread_of_a_call(&b, &srv.url).await;
+    assert_eq!(
+        (first.as_str(), second.as_str()),
+        ("mcpseal-http-0", "mcpseal-http-1")
+    );
+    // Each connection's later requests run on its own thread.
+    for _ in 0..3 {
+        assert_eq!(thread_of_a_call(&a, &srv.url).await, first);
+        assert_eq!(thread_of_a_call(&b, &srv.url).await, second);
+    }
+    srv.stop().await;
+
+    // Without connection threads, calls run on the caller's runtime.
+    let (srv, _) = start(Options::default(), on_threads(0)).await;
+    let here = std::thread::current()
+        .name()
+        .unwrap_or("unnamed")
+        .to_owned();
+    assert_eq!(thread_of_a_call(&client(), &srv.url).await, here);
+    srv.stop().await;
 }

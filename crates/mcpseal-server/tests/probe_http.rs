@@ -9,6 +9,10 @@ use mcpseal_server::{HttpOptions, Options, Server};
 use common::{Demo, all_rules, ids, probe_target};
 
 async fn probe_http(options: Options) -> mcpseal_report::ProbeReport {
+    probe_http_with(options, HttpOptions::default()).await
+}
+
+async fn probe_http_with(options: Options, http: HttpOptions) -> mcpseal_report::ProbeReport {
     let server = Server::new(
         Demo::new(),
         Options {
@@ -16,10 +20,7 @@ async fn probe_http(options: Options) -> mcpseal_report::ProbeReport {
             ..options
         },
     );
-    let bound = server
-        .bind_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .expect("bind");
+    let bound = server.bind_http("127.0.0.1:0", http).await.expect("bind");
     let url = bound.url();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let run = tokio::spawn(bound.run(async {
@@ -38,6 +39,25 @@ async fn modern_only_http_has_no_findings() {
         list_changed: true,
         ..Options::default()
     })
+    .await;
+    assert_eq!(report.state, RunState::Measured, "{report:#?}");
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    assert!(report.ready);
+}
+
+#[tokio::test]
+async fn modern_only_http_on_connection_threads_has_no_findings() {
+    let report = probe_http_with(
+        Options {
+            legacy: false,
+            list_changed: true,
+            ..Options::default()
+        },
+        HttpOptions {
+            connection_threads: 2,
+            ..HttpOptions::default()
+        },
+    )
     .await;
     assert_eq!(report.state, RunState::Measured, "{report:#?}");
     assert!(report.findings.is_empty(), "{:#?}", report.findings);

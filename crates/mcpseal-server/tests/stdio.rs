@@ -79,7 +79,7 @@ async fn both_eras_and_removed_methods_on_one_process() {
     // After `initialize`, a 2026 request is still judged on its own.
     p.send(&modern(5, "tools/list", json!({}))).await;
     let l = p.recv().await;
-    assert_eq!(l["result"]["tools"].as_array().map(Vec::len), Some(3));
+    assert_eq!(l["result"]["tools"].as_array().map(Vec::len), Some(4));
     assert_eq!(l["result"]["ttlMs"], 0);
     p.send(&json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}))
         .await;

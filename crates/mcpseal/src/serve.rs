@@ -97,18 +97,24 @@ pub async fn serve_stdio(site: Site, shutdown: impl Future<Output = ()>) -> Resu
     }
 }
 
-/// Serves `site` over Streamable HTTP on `addr` (endpoint `/mcp`) until `shutdown` completes.
-/// `ready` gets the endpoint URL once the listener is bound.
+/// Serves `site` over Streamable HTTP on `addr` (endpoint `/mcp`) until `shutdown` completes,
+/// its connections on `connection_threads` threads of their own (one per core is the fast
+/// choice: see `mcpseal_server::HttpOptions::connection_threads`; `0` runs them on the
+/// caller's runtime). `ready` gets the endpoint URL once the listener is bound.
 ///
 /// # Errors
-/// [`ServeError::Transport`] when the address cannot be bound.
+/// [`ServeError::Transport`] when the address cannot be bound or the threads cannot start.
 pub async fn serve_http(
     site: Site,
     addr: &str,
+    connection_threads: usize,
     ready: impl FnOnce(&str),
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServeError> {
-    let http = site.http_options();
+    let http = mcpseal_server::HttpOptions {
+        connection_threads,
+        ..site.http_options()
+    };
     let server = mcpseal_serve::server(site);
     let bound = server.bind_http(addr, http).await?;
     ready(&bound.url());

@@ -20,7 +20,8 @@ pub struct ServeArgs {
     #[arg(long, default_value = "site.toml", value_name = "FILE")]
     pub config: PathBuf,
     /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one); the endpoint
-    /// is `/mcp` and its URL is printed on stdout once listening.
+    /// is `/mcp` and its URL is printed on stdout once listening. Connections are served on one
+    /// thread per core (`MCPSEAL_WORKER_THREADS` sets how many), each keeping its connections.
     #[arg(long, value_name = "ADDR", conflicts_with = "stdio")]
     pub http: Option<String>,
     /// Serve stdio (the default without `--http`): JSON-RPC lines on stdin/stdout, notes on
@@ -84,9 +85,12 @@ pub async fn run(args: ServeArgs, signals: Signals) -> Result<Outcome, CliError>
     };
     match &args.http {
         Some(addr) => {
+            // One connection thread per core (or `MCPSEAL_WORKER_THREADS`): a connection stays
+            // on the thread that polls its socket, the fastest shape for a static server.
             mcpseal::serve::serve_http(
                 site,
                 addr,
+                settings::worker_threads()?,
                 |url| {
                     let _ = output::emit(&format!("{url}\n"), None);
                     output::note(&format!("mcpseal serve: Streamable HTTP on {url}"));

@@ -13,7 +13,8 @@ use mcpseal_report::{ProbeReport, Severity};
 use mcpseal_server::{Answer, Context, Handler, Implementation, Raw, RpcError};
 use serde_json::{Map, Value, json};
 
-/// A demo server: three tools (one slow, one reporting progress), two resources, a template, a
+/// A demo server: four tools (one slow, one reporting progress, one naming the thread that ran
+/// it), two resources, a template, a
 /// prompt.
 pub struct Demo {
     me: Implementation,
@@ -30,6 +31,8 @@ impl Demo {
             json!({"name": "slow", "description": "Answers after the given milliseconds",
                 "inputSchema": {"type": "object", "properties": {"ms": {"type": "integer"}}}}),
             json!({"name": "count", "description": "Reports progress three times, then answers",
+                "inputSchema": {"type": "object", "additionalProperties": false}}),
+            json!({"name": "where", "description": "Names the thread that ran the call",
                 "inputSchema": {"type": "object", "additionalProperties": false}}),
         ];
         let resources = vec![
@@ -84,6 +87,10 @@ impl Handler for Demo {
                     json!({"content": [{"type": "text", "text": "`message` must be a string"}], "isError": true}).into(),
                 ),
             },
+            "where" => {
+                let here = std::thread::current().name().unwrap_or("unnamed").to_owned();
+                Ok(json!({"content": [{"type": "text", "text": here}]}).into())
+            }
             "slow" => {
                 let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
                 tokio::time::sleep(Duration::from_millis(ms)).await;
