@@ -6,6 +6,8 @@
 #
 #   cargo build --release -p mcpseal-cli && tests/peers/install.sh && apt-get install wrk nginx-light
 #   benches/serve/run.sh            # DUR=10s WARM=3s CONN=16 THREADS=1 by default
+#   MCPSEAL_BASE=/path/to/older/mcpseal benches/serve/run.sh   # also measure another build, same run
+#   SKIP_TS=1 benches/serve/run.sh  # leave out the TypeScript server (quicker iterations)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DUR=${DUR:-10s}
@@ -57,8 +59,17 @@ first_line() { # FILE: wait for the first line of a server's stdout
 
 "$MCPSEAL" serve --config "$WORK/site.toml" --http 127.0.0.1:0 > "$WORK/mcpseal.url" 2> "$WORK/mcpseal.err" &
 PIDS+=($!)
-node "$ROOT/benches/serve/ts-bench.mjs" "$WORK/public/posts/bench.json" 0 > "$WORK/ts.url" 2> "$WORK/ts.err" &
-PIDS+=($!)
+MCPSEAL_PID=$!
+if [ -n "${MCPSEAL_BASE:-}" ]; then
+  "$MCPSEAL_BASE" serve --config "$WORK/site.toml" --http 127.0.0.1:0 > "$WORK/base.url" 2> "$WORK/base.err" &
+  PIDS+=($!)
+  BASE_PID=$!
+fi
+if [ -z "${SKIP_TS:-}" ]; then
+  node "$ROOT/benches/serve/ts-bench.mjs" "$WORK/public/posts/bench.json" 0 > "$WORK/ts.url" 2> "$WORK/ts.err" &
+  PIDS+=($!)
+  TS_PID=$!
+fi
 NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p "$WORK/nginx/logs"
 cat > "$WORK/nginx/nginx.conf" <<NGINX
@@ -81,11 +92,10 @@ NGINX
 nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g 'daemon off;' &
 NGINX_PID=$!
 PIDS+=($NGINX_PID)
-MCPSEAL_PID=${PIDS[0]}
-TS_PID=${PIDS[1]}
 
 MCPSEAL_URL=$(first_line "$WORK/mcpseal.url")
-TS_URL=$(first_line "$WORK/ts.url")
+[ -n "${MCPSEAL_BASE:-}" ] && BASE_URL=$(first_line "$WORK/base.url")
+[ -z "${SKIP_TS:-}" ] && TS_URL=$(first_line "$WORK/ts.url")
 FILE_URL="http://127.0.0.1:$NGINX_PORT/posts/bench.json"
 for _ in $(seq 1 100); do curl -sf -o /dev/null "$FILE_URL" && break; sleep 0.05; done
 
@@ -96,7 +106,12 @@ call() {
     --data '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_post","arguments":{"slug":"bench"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
 }
 call "$MCPSEAL_URL" | grep -q '"sha256":"' || { echo "mcpseal serve did not verify the artifact" >&2; exit 1; }
-call "$TS_URL" | grep -q '"resultType":"complete"' || { echo "the TS server did not answer" >&2; exit 1; }
+if [ -n "${MCPSEAL_BASE:-}" ]; then
+  call "$BASE_URL" | grep -q '"sha256":"' || { echo "the baseline mcpseal did not verify the artifact" >&2; exit 1; }
+fi
+if [ -z "${SKIP_TS:-}" ]; then
+  call "$TS_URL" | grep -q '"resultType":"complete"' || { echo "the TS server did not answer" >&2; exit 1; }
+fi
 [ "$(curl -sf "$FILE_URL" | wc -c)" = 10240 ] || { echo "nginx did not serve the file" >&2; exit 1; }
 
 # CPU time (user + system, all threads) the server processes used: robust to the machine's
@@ -142,6 +157,11 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| server | requests/s | p50 | p99 | server CPU µs/request | errors |"
 echo "|---|---|---|---|---|---|"
 measure "mcpseal serve --http (verified tools/call)" "$MCPSEAL_URL" "$ROOT/benches/serve/call.lua" "$MCPSEAL_PID"
-measure "TypeScript SDK v2 (tools/call from memory)" "$TS_URL" "$ROOT/benches/serve/call.lua" "$TS_PID"
+if [ -n "${MCPSEAL_BASE:-}" ]; then
+  measure "mcpseal serve --http, baseline build (\$MCPSEAL_BASE)" "$BASE_URL" "$ROOT/benches/serve/call.lua" "$BASE_PID"
+fi
+if [ -z "${SKIP_TS:-}" ]; then
+  measure "TypeScript SDK v2 (tools/call from memory)" "$TS_URL" "$ROOT/benches/serve/call.lua" "$TS_PID"
+fi
 measure "nginx (GET of the file)" "$FILE_URL" "" "$NGINX_PID" $(pgrep -P "$NGINX_PID")
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
