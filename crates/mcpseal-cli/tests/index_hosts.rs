@@ -28,7 +28,7 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use index_support::{forward, mcpseal_in, ok, read_request, row, target_of};
+use index_support::{forward, mcpseal_in, ok, row, serve, target_of};
 use mcpseal_fixtures::HttpFixture;
 use serde_json::Value;
 
@@ -81,43 +81,33 @@ impl Recorder {
             urls.push(format!("http://{}", listener.local_addr().expect("addr")));
             let state = Arc::clone(&state);
             let upstream = upstream.to_owned();
-            std::thread::spawn(move || {
-                for stream in listener.incoming() {
-                    let Ok(mut stream) = stream else { continue };
-                    let state = Arc::clone(&state);
-                    let upstream = upstream.clone();
-                    std::thread::spawn(move || {
-                        let Some((line, headers, body)) = read_request(&mut stream) else {
-                            return;
-                        };
-                        let start = Instant::now();
-                        let target = target_of(&line);
-                        let (lock, seen) = &*state;
-                        let index = {
-                            let mut st = lock.lock().expect("log");
-                            let first = !st.requests.iter().any(|r| r.target == target);
-                            st.requests.push(Timed {
-                                target: target.clone(),
-                                line: line.clone(),
-                                start,
-                                end: None,
-                            });
-                            let index = st.requests.len() - 1;
-                            seen.notify_all();
-                            if first && target != ".well-known" {
-                                st = seen
-                                    .wait_timeout_while(st, hold, |st| st.targets_seen() < 2)
-                                    .expect("log")
-                                    .0;
-                            }
-                            drop(st);
-                            index
-                        };
-                        let answer = forward(&upstream, &line, &headers, &body);
-                        lock.lock().expect("log").requests[index].end = Some(Instant::now());
-                        let _ = stream.write_all(&answer);
+            serve(listener, move |mut stream, (line, headers, body)| {
+                let start = Instant::now();
+                let target = target_of(&line);
+                let (lock, seen) = &*state;
+                let index = {
+                    let mut st = lock.lock().expect("log");
+                    let first = !st.requests.iter().any(|r| r.target == target);
+                    st.requests.push(Timed {
+                        target: target.clone(),
+                        line: line.clone(),
+                        start,
+                        end: None,
                     });
-                }
+                    let index = st.requests.len() - 1;
+                    seen.notify_all();
+                    if first && target != ".well-known" {
+                        st = seen
+                            .wait_timeout_while(st, hold, |st| st.targets_seen() < 2)
+                            .expect("log")
+                            .0;
+                    }
+                    drop(st);
+                    index
+                };
+                let answer = forward(&upstream, &line, &headers, &body);
+                lock.lock().expect("log").requests[index].end = Some(Instant::now());
+                let _ = stream.write_all(&answer);
             });
         }
         Recorder { urls, state }

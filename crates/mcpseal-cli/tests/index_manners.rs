@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use mcpseal_fixtures::HttpFixture;
 use serde_json::Value;
 
-use index_support::{forward, mcpseal_in, read_request, target_of};
+use index_support::{forward, mcpseal_in, serve, target_of};
 
 /// One request as received.
 #[derive(Debug, Clone)]
@@ -64,51 +64,41 @@ impl Recorder {
         let url = format!("http://{}", listener.local_addr().expect("addr"));
         let log = Arc::new(Mutex::new(Log::default()));
         let shared = Arc::clone(&log);
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                let log = Arc::clone(&shared);
-                let upstream = upstream.clone();
-                std::thread::spawn(move || {
-                    let Some((line, headers, body)) = read_request(&mut stream) else {
-                        return;
-                    };
-                    let target = target_of(&line);
-                    let method = serde_json::from_slice::<Value>(&body)
-                        .ok()
-                        .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_owned));
-                    let user_agent = headers
-                        .iter()
-                        .find(|(k, _)| k == "user-agent")
-                        .map(|(_, v)| v.clone());
-                    let refused = {
-                        let mut l = log.lock().expect("log");
-                        let refused = match target.as_str() {
-                            "slow" => true,
-                            "limited" => match l.first_refusal {
-                                None => {
-                                    l.first_refusal = Some(Instant::now());
-                                    true
-                                }
-                                Some(t) => t.elapsed() < Duration::from_secs(1),
-                            },
-                            _ => false,
-                        };
-                        l.seen.push(Seen {
-                            target: target.clone(),
-                            user_agent,
-                            method,
-                            refused,
-                        });
-                        refused
-                    };
-                    if refused {
-                        refuse(&mut stream, if target == "slow" { 3600 } else { 1 });
-                    } else {
-                        let answer = forward(&upstream, &line, &headers, &body);
-                        let _ = stream.write_all(&answer);
-                    }
+        serve(listener, move |mut stream, (line, headers, body)| {
+            let target = target_of(&line);
+            let method = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_owned));
+            let user_agent = headers
+                .iter()
+                .find(|(k, _)| k == "user-agent")
+                .map(|(_, v)| v.clone());
+            let refused = {
+                let mut l = shared.lock().expect("log");
+                let refused = match target.as_str() {
+                    "slow" => true,
+                    "limited" => match l.first_refusal {
+                        None => {
+                            l.first_refusal = Some(Instant::now());
+                            true
+                        }
+                        Some(t) => t.elapsed() < Duration::from_secs(1),
+                    },
+                    _ => false,
+                };
+                l.seen.push(Seen {
+                    target: target.clone(),
+                    user_agent,
+                    method,
+                    refused,
                 });
+                refused
+            };
+            if refused {
+                refuse(&mut stream, if target == "slow" { 3600 } else { 1 });
+            } else {
+                let answer = forward(&upstream, &line, &headers, &body);
+                let _ = stream.write_all(&answer);
             }
         });
         Recorder { url, log }

@@ -117,26 +117,35 @@ async fn verbatim_pages_record_what_the_usual_capture_records() {
 async fn a_secret_echoed_in_a_large_page_is_redacted_as_ever() {
     const SECRET: &str = "sk-verbatim-0123456789abcdef";
     let dir = tempfile::tempdir().expect("tempdir");
-    let surface = dir.path().join("surface.json");
-    let tools = serde_json::json!({"tools": [{
-        "name": "leaky",
-        "description": format!("called with {SECRET} in its environment"),
-        "inputSchema": {"type": "object"}
-    }]});
-    std::fs::write(&surface, tools.to_string()).expect("writes");
-    let path = surface.to_str().expect("utf-8 path");
+    let path = leaky_surface(
+        dir.path(),
+        &format!("called with {SECRET} in its environment"),
+    );
     let options = Options {
         timeout: Duration::from_secs(30),
         env: vec![("SERVICE_API_KEY".to_owned(), SECRET.to_owned())],
         ..Options::default()
     };
-    let args = ["--surface", path, "--tools", "200"];
+    let args = ["--surface", &path, "--tools", "200"];
     let usual = capture(&args, &options, false).await;
     let verbatim = capture(&args, &options, true).await;
     let text = document(&verbatim);
     assert!(!text.contains(SECRET), "the secret leaked");
     assert!(text.contains("[redacted]"), "the page was redacted");
     assert_eq!(document(&usual), text);
+}
+
+/// A surface file in `dir` of one tool, `leaky`, whose description is `description` (a secret
+/// the server was given, echoed in a page); its path.
+fn leaky_surface(dir: &std::path::Path, description: &str) -> String {
+    let surface = dir.join("surface.json");
+    let tools = serde_json::json!({"tools": [{
+        "name": "leaky",
+        "description": description,
+        "inputSchema": {"type": "object"}
+    }]});
+    std::fs::write(&surface, tools.to_string()).expect("writes");
+    surface.to_str().expect("utf-8 path").to_owned()
 }
 
 /// A surface file whose one `tools/list` page carries what a lazy reader could get wrong:
@@ -198,21 +207,14 @@ async fn verbatim_http_pages_record_what_the_usual_capture_records() {
 async fn a_secret_echoed_in_an_http_page_is_redacted_as_ever() {
     const SECRET: &str = "sk-verbatim-http-0123456789abcdef";
     let dir = tempfile::tempdir().expect("tempdir");
-    let surface = dir.path().join("surface.json");
-    let tools = serde_json::json!({"tools": [{
-        "name": "leaky",
-        "description": format!("called with {SECRET} in its headers"),
-        "inputSchema": {"type": "object"}
-    }]});
-    std::fs::write(&surface, tools.to_string()).expect("writes");
-    let path = surface.to_str().expect("utf-8 path");
+    let path = leaky_surface(dir.path(), &format!("called with {SECRET} in its headers"));
     let options = Options {
         timeout: Duration::from_secs(30),
         headers: vec![("Authorization".to_owned(), format!("Bearer {SECRET}"))],
         ..Options::default()
     };
     for sse in [false, true] {
-        let mut args = vec!["--surface", path];
+        let mut args = vec!["--surface", &path];
         if sse {
             args.push("--sse");
         }

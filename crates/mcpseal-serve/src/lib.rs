@@ -29,6 +29,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod answers;
 pub mod cli;
 pub mod config;
 mod error;
@@ -40,8 +41,9 @@ pub mod signature;
 mod site;
 pub mod trust;
 
+pub use answers::META_VERIFICATION;
 pub use error::{ConfigError, FetchError, VERIFICATION_FAILED, VerifyError};
-pub use site::{META_VERIFICATION, Site, SiteOptions, VerbError};
+pub use site::{Site, SiteOptions, VerbError};
 pub use trust::{CheckFailure, DeployCheck, Verified};
 
 /// The MCP server of a site, with the dispatcher options its config asks for.

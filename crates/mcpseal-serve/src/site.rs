@@ -6,21 +6,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcpseal_protocol::ListKind;
-use mcpseal_server::{
-    Answer, Context, Handler, HttpOptions, Implementation, Options, Raw, RpcError,
-};
+use mcpseal_server::{Answer, Context, Handler, HttpOptions, Implementation, Options, RpcError};
 use serde_json::{Map, Value, json};
 
+use crate::answers;
 use crate::config::{LoadedConfig, SignatureMode, parse_duration};
 use crate::error::{ConfigError, VerifyError};
 use crate::origin::{Limits, Origin};
 use crate::path::{Template, site_path};
 use crate::signature::{IdentityPolicy, SIGSTORE_BUILT, SignaturePolicy};
 use crate::trust::{Notes, Trust, Verified};
-
-/// The `_meta` key of the verification facts on every result (the name static-mcp uses, so its
-/// clients read mcpseal's results too).
-pub const META_VERIFICATION: &str = "verification";
 
 /// What the caller may change at start-up beyond the config file.
 #[derive(Clone)]
@@ -466,56 +461,6 @@ fn verb_spec(v: &crate::config::Verb) -> Result<VerbSpec, ConfigError> {
     })
 }
 
-/// The verification facts a result carries in `_meta`.
-fn verification(v: &Verified) -> Value {
-    json!({
-        "path": v.path,
-        "url": v.url,
-        "sha256": v.sha256,
-        "manifestSha256": v.manifest_sha256,
-        "signature": v.signature,
-    })
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for i in 0..4 {
-            out.push(if i <= c.len() {
-                char::from(A[((n >> (18 - 6 * i)) & 63) as usize])
-            } else {
-                '='
-            });
-        }
-    }
-    out
-}
-
-/// A result holding only the verification `_meta` (the content is added pre-written).
-fn meta_only(v: &Verified) -> Answer {
-    let mut meta = Map::new();
-    meta.insert(META_VERIFICATION.into(), verification(v));
-    let mut fields = Map::new();
-    fields.insert("_meta".into(), Value::Object(meta));
-    Answer::new(fields)
-}
-
-/// Text contents when the bytes are UTF-8, else a base64 blob.
-fn contents(uri: &str, mime: Option<&String>, bytes: &[u8]) -> Value {
-    let mut c = match std::str::from_utf8(bytes) {
-        Ok(text) => json!({"uri": uri, "text": text}),
-        Err(_) => json!({"uri": uri, "blob": base64(bytes)}),
-    };
-    if let Some(m) = mime {
-        c["mimeType"] = json!(m);
-    }
-    c
-}
-
 impl Handler for Site {
     fn implementation(&self) -> &Implementation {
         &self.me
@@ -540,32 +485,10 @@ impl Handler for Site {
         };
         let path = match self.resolve(verb, &arguments) {
             Ok(p) => p,
-            // A tool-input error is a tool result the model can read (SEP-1303), not a protocol error.
-            Err(errors) => {
-                return Ok(
-                    json!({"content": [{"type": "text", "text": format!("Invalid arguments: {}", errors.join("; "))}], "isError": true}).into(),
-                );
-            }
+            Err(errors) => return Ok(answers::invalid_arguments(&errors)),
         };
         let v = self.trust.get(&path).await.map_err(|e| e.to_rpc())?;
-        let answer = meta_only(&v);
-        Ok(match v.json_text() {
-            // `[{"text": …, "type": "text"}]`, the escaped text kept with the verified bytes.
-            Some(text) => answer.with_raw(
-                "content",
-                Raw::new()
-                    .text("[{\"text\":")
-                    .shared(text)
-                    .text(",\"type\":\"text\"}]"),
-            ),
-            None => {
-                let resource = contents(&v.url, verb.mime_type.as_ref(), &v.bytes);
-                answer.with_raw(
-                    "content",
-                    Raw::new().value(&json!([{"type": "resource", "resource": resource}])),
-                )
-            }
-        })
+        Ok(answers::tool_result(&v, verb.mime_type.as_ref()))
     }
 
     async fn read_resource(&self, uri: &str, _ctx: &Context) -> Result<Answer, RpcError> {
@@ -588,26 +511,6 @@ impl Handler for Site {
                 .with_data(json!({"uri": uri, "reason": "not-signed", "path": path})),
             other => other.to_rpc(),
         })?;
-        let answer = meta_only(&v);
-        Ok(match v.json_text() {
-            // `[{"mimeType"?, "text", "uri"}]` (sorted, as a `Value` writes it).
-            Some(text) => {
-                let mut raw = Raw::new().text("[{");
-                if let Some(m) = mime {
-                    raw = raw.text("\"mimeType\":").value(m).text(",");
-                }
-                let raw = raw
-                    .text("\"text\":")
-                    .shared(text)
-                    .text(",\"uri\":")
-                    .value(&uri)
-                    .text("}]");
-                answer.with_raw("contents", raw)
-            }
-            None => answer.with_raw(
-                "contents",
-                Raw::new().value(&json!([contents(uri, mime, &v.bytes)])),
-            ),
-        })
+        Ok(answers::resource_result(uri, mime, &v))
     }
 }

@@ -6,6 +6,7 @@
 //! as `serde_json::to_vec` would write the equivalent `Value` (compact, members in the map's
 //! sorted key order), so a server's bytes do not depend on which members were pre-written.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -18,23 +19,97 @@ enum Piece {
     Static(&'static str),
     Shared(Arc<str>),
     Owned(String),
+    /// An object key that needs no escaping, written `"key":` (not copied).
+    Key(&'static str),
 }
 
 impl Piece {
-    fn as_str(&self) -> &str {
-        match self {
-            Piece::Static(s) => s,
-            Piece::Shared(s) => s,
-            Piece::Owned(s) => s,
+    /// Object key `key` and the `:` after it, escaped as `serde_json` escapes a string.
+    fn key(key: Cow<'static, str>) -> Piece {
+        match key {
+            Cow::Borrowed(k) if !needs_escape(k) => Piece::Key(k),
+            k => {
+                let mut text = serde_json::to_string(&*k).unwrap_or_else(|_| "\"\"".to_owned());
+                text.push(':');
+                Piece::Owned(text)
+            }
         }
     }
+
+    fn len(&self) -> usize {
+        match self {
+            Piece::Static(s) => s.len(),
+            Piece::Shared(s) => s.len(),
+            Piece::Owned(s) => s.len(),
+            Piece::Key(k) => k.len() + 3,
+        }
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Piece::Static(s) => out.extend_from_slice(s.as_bytes()),
+            Piece::Shared(s) => out.extend_from_slice(s.as_bytes()),
+            Piece::Owned(s) => out.extend_from_slice(s.as_bytes()),
+            Piece::Key(k) => {
+                out.push(b'"');
+                out.extend_from_slice(k.as_bytes());
+                out.extend_from_slice(b"\":");
+            }
+        }
+    }
+}
+
+/// Whether `serde_json` escapes anything in string `s`: it escapes `"`, `\\` and the control
+/// characters below U+0020, nothing else.
+fn needs_escape(s: &str) -> bool {
+    s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
+/// Where JSON text goes: a [`Raw`]'s pieces, or an output buffer.
+trait Text {
+    fn put(&mut self, piece: Piece);
+}
+
+impl Text for Vec<u8> {
+    fn put(&mut self, piece: Piece) {
+        piece.write(self);
+    }
+}
+
+impl Text for Raw {
+    fn put(&mut self, piece: Piece) {
+        self.len += piece.len();
+        self.pieces.push(piece);
+    }
+}
+
+/// Writes a JSON object of `members` as `serde_json` writes a map of them (its `Map` is sorted):
+/// compact, keys in the byte order of their text (a later member replaces an earlier one of the
+/// same key), each value written by `value`. The one place the member order is decided.
+fn write_object<T: Text, K: Into<Cow<'static, str>>, V>(
+    text: &mut T,
+    members: impl IntoIterator<Item = (K, V)>,
+    mut value: impl FnMut(&mut T, V),
+) {
+    let sorted: BTreeMap<Cow<'static, str>, V> =
+        members.into_iter().map(|(k, v)| (k.into(), v)).collect();
+    text.put(Piece::Static("{"));
+    for (i, (key, v)) in sorted.into_iter().enumerate() {
+        if i > 0 {
+            text.put(Piece::Static(","));
+        }
+        text.put(Piece::key(key));
+        value(text, v);
+    }
+    text.put(Piece::Static("}"));
 }
 
 /// The JSON text of one value, in pieces written one after the other, as is.
 ///
 /// The pieces together must be one compact JSON value in `serde_json`'s form (object members in
-/// sorted key order, no whitespace): it is not checked on the answering path. [`Raw::value`]
-/// parses it (for in-process callers and tests).
+/// sorted key order, no whitespace): it is not checked on the answering path. [`Raw::object`]
+/// and [`Raw::array`] put members and items in that form; [`Raw::to_value`] parses the text (for
+/// in-process callers and tests).
 #[derive(Debug, Clone, Default)]
 pub struct Raw {
     pieces: Vec<Piece>,
@@ -72,6 +147,34 @@ impl Raw {
         self
     }
 
+    /// A JSON object of `members` (key, JSON text of its value), written as `serde_json` writes
+    /// a map: compact, keys in the byte order of their text (a later member replaces an
+    /// earlier one of the same key), keys escaped as `serde_json` escapes them. The members'
+    /// pieces are moved, not copied.
+    pub fn object<K: Into<Cow<'static, str>>>(members: impl IntoIterator<Item = (K, Raw)>) -> Raw {
+        let mut raw = Raw::new();
+        write_object(&mut raw, members, Raw::append);
+        raw
+    }
+
+    /// A JSON array of `items` (each the JSON text of one value), compact.
+    pub fn array(items: impl IntoIterator<Item = Raw>) -> Raw {
+        let mut raw = Raw::new().text("[");
+        for (i, item) in items.into_iter().enumerate() {
+            if i > 0 {
+                raw = raw.text(",");
+            }
+            raw.append(item);
+        }
+        raw.text("]")
+    }
+
+    /// Appends the pieces of `other`.
+    fn append(&mut self, other: Raw) {
+        self.len += other.len;
+        self.pieces.extend(other.pieces);
+    }
+
     /// Bytes it writes.
     pub fn len(&self) -> usize {
         self.len
@@ -84,7 +187,7 @@ impl Raw {
 
     fn write(&self, out: &mut Vec<u8>) {
         for p in &self.pieces {
-            out.extend_from_slice(p.as_str().as_bytes());
+            p.write(out);
         }
     }
 
@@ -217,14 +320,18 @@ fn write_value(out: &mut Vec<u8>, v: &(impl serde::Serialize + ?Sized)) {
     let _ = serde_json::to_writer(&mut *out, v);
 }
 
-/// A JSON-RPC response `{"id":…,"jsonrpc":"2.0","result":…}`, as `serde_json::to_vec` writes
-/// the `Value` of it.
+/// Writes one member's value (members of different types in one [`write_object`]).
+type Writer<'a> = dyn Fn(&mut Vec<u8>) + 'a;
+
+/// A JSON-RPC response (`id`, `jsonrpc`, `result`), as `serde_json::to_vec` writes the `Value`
+/// of it.
 pub(crate) fn write_response(out: &mut Vec<u8>, id: &Value, result: &Answer) {
-    out.extend_from_slice(b"{\"id\":");
-    write_value(out, id);
-    out.extend_from_slice(b",\"jsonrpc\":\"2.0\",\"result\":");
-    result.write(out);
-    out.push(b'}');
+    let id = |out: &mut Vec<u8>| write_value(out, id);
+    let jsonrpc = |out: &mut Vec<u8>| write_value(out, "2.0");
+    let result = |out: &mut Vec<u8>| result.write(out);
+    let members: [(&'static str, &Writer<'_>); 3] =
+        [("id", &id), ("jsonrpc", &jsonrpc), ("result", &result)];
+    write_object(out, members, |out, member| member(out));
 }
 
 #[cfg(test)]
@@ -265,6 +372,81 @@ mod tests {
         write_response(&mut resp, &json!(7), &a);
         let v = json!({"jsonrpc": "2.0", "id": 7, "result": a.clone().into_value()});
         assert_eq!(resp, serde_json::to_vec(&v).unwrap_or_default());
+    }
+
+    fn raw_text(r: &Raw) -> String {
+        let mut out = Vec::new();
+        r.write(&mut out);
+        assert_eq!(out.len(), r.len());
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[test]
+    fn the_object_builder_sorts_and_escapes_as_serde_json_does() {
+        // Keys given out of order, some that need escaping, an owned one, a non-ASCII one
+        // (byte order, not UTF-16 order: "\u{e9}" after "z", "\u{1d11e}" after "\u{ffff}").
+        let keys: Vec<Cow<'static, str>> = vec![
+            "type".into(),
+            "text".into(),
+            "q\"uote".into(),
+            "back\\slash".into(),
+            "nl\n".into(),
+            "\u{1}".into(),
+            "\u{7f}".into(),
+            "z".into(),
+            "\u{e9}".into(),
+            "\u{ffff}".into(),
+            "\u{1d11e}".into(),
+            String::from("owned").into(),
+            "".into(),
+        ];
+        let members = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.clone(), Raw::new().value(&i)));
+        let raw = Raw::object(members);
+        let mut expected = Map::new();
+        for (i, k) in keys.iter().enumerate() {
+            expected.insert(k.to_string(), json!(i));
+        }
+        let expected = serde_json::to_string(&Value::Object(expected)).unwrap_or_default();
+        assert_eq!(raw_text(&raw), expected);
+        assert_eq!(
+            raw.to_value(),
+            serde_json::from_str::<Value>(&expected).unwrap_or_default()
+        );
+
+        // A later member replaces an earlier one of its key; nested builders; empty ones.
+        let raw = Raw::array([
+            Raw::object([
+                ("type", Raw::new().text("\"text\"")),
+                ("text", Raw::new().shared(Arc::from("\"a\\\"b\""))),
+                ("type", Raw::new().text("\"resource\"")),
+            ]),
+            Raw::object(Vec::<(&'static str, Raw)>::new()),
+            Raw::array([]),
+        ]);
+        assert_eq!(
+            raw_text(&raw),
+            "[{\"text\":\"a\\\"b\",\"type\":\"resource\"},{},[]]"
+        );
+    }
+
+    #[test]
+    fn keys_are_escaped_exactly_when_serde_json_escapes_them() {
+        for c in (0..=0x80u32)
+            .chain([0xe9, 0x2028, 0xfeff, 0x1d11e])
+            .filter_map(char::from_u32)
+        {
+            let key = c.to_string();
+            let escaped = serde_json::to_string(&key).unwrap_or_default();
+            assert_eq!(
+                needs_escape(&key),
+                escaped != format!("\"{key}\""),
+                "U+{:04X}",
+                u32::from(c)
+            );
+        }
     }
 
     #[test]

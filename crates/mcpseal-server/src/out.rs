@@ -43,22 +43,24 @@ impl Body {
     /// The compact JSON text, as `serde_json::to_vec` writes [`Body::into_value`], followed by
     /// `tail`.
     pub(crate) fn to_vec_with(&self, head: &[u8], tail: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(head.len() + self.len_hint() + tail.len());
+        out.extend_from_slice(head);
         match self {
+            // Serialising a `Value` cannot fail (its keys are strings).
             Body::Value(v) => {
-                let mut out = Vec::with_capacity(head.len() + 128 + tail.len());
-                out.extend_from_slice(head);
-                // Serialising a `Value` cannot fail (its keys are strings).
                 let _ = serde_json::to_writer(&mut out, v);
-                out.extend_from_slice(tail);
-                out
             }
-            Body::Result { id, result } => {
-                let mut out = Vec::with_capacity(head.len() + result.raw_len() + 512 + tail.len());
-                out.extend_from_slice(head);
-                write_response(&mut out, id, result);
-                out.extend_from_slice(tail);
-                out
-            }
+            Body::Result { id, result } => write_response(&mut out, id, result),
+        }
+        out.extend_from_slice(tail);
+        out
+    }
+
+    /// A guess at the length of the JSON text, to allocate once in most cases.
+    fn len_hint(&self) -> usize {
+        match self {
+            Body::Value(_) => 128,
+            Body::Result { result, .. } => result.raw_len() + 512,
         }
     }
 

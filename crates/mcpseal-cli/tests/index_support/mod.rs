@@ -6,9 +6,10 @@
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::Output;
+use std::sync::Arc;
 use std::time::Duration;
 
 use assert_cmd::Command;
@@ -91,6 +92,24 @@ pub fn read_request(stream: &mut TcpStream) -> Option<Request> {
     let mut body = vec![0; length];
     reader.read_exact(&mut body).ok()?;
     Some((line.trim_end().to_owned(), headers, body))
+}
+
+/// Serves `listener` on a thread of its own, each connection on its own thread (so a held
+/// request does not hold the others): reads its request ([`read_request`]; a connection whose
+/// request cannot be read is dropped) and hands it, with the stream to answer on, to `answer`.
+pub fn serve(listener: TcpListener, answer: impl Fn(TcpStream, Request) + Send + Sync + 'static) {
+    let answer = Arc::new(answer);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let answer = Arc::clone(&answer);
+            std::thread::spawn(move || {
+                if let Some(request) = read_request(&mut stream) {
+                    answer(stream, request);
+                }
+            });
+        }
+    });
 }
 
 /// The target a recorder's request is for: the first segment of its path

@@ -52,14 +52,14 @@ pub(crate) async fn read_answer(
     match body {
         ReplyBody::Whole(body) => read_whole(body, request, status, exchange, keep).await,
         ReplyBody::Stream(stream) => {
-            let r = Reader {
+            let reader = Reader {
                 request,
                 id,
                 answerer,
                 answer_headers,
                 keep,
             };
-            read_stream(stream, &r, exchange).await
+            reader.read_stream(stream, exchange).await
         }
         ReplyBody::Inbox => Err(TransportError::new(
             Kind::Protocol,
@@ -68,7 +68,7 @@ pub(crate) async fn read_answer(
     }
 }
 
-/// What [`read_stream`] reads for.
+/// What an event stream is read for ([`Reader::read_stream`]).
 struct Reader<'a> {
     request: &'a Request,
     id: &'a Value,
@@ -77,73 +77,73 @@ struct Reader<'a> {
     keep: Option<&'a Redactor>,
 }
 
-async fn read_stream(
-    mut stream: ReplyStream,
-    r: &Reader<'_>,
-    exchange: &mut Exchange,
-) -> Result<Option<String>, TransportError> {
-    let Reader {
-        request,
-        id,
-        answerer,
-        answer_headers,
-        keep,
-    } = *r;
-    if keep.is_some() {
-        stream.keep_results();
-    }
-    let mut kept = Attached::default();
-    while let Some(item) = stream.next().await {
-        let (value, size) = match item? {
-            StreamItem::Message(m) => {
-                // Our answer, read lazily: its result is kept as text (see `read_answer`).
-                let ours = m.is_lazy()
-                    && m.head().get("method").is_none()
-                    && m.head().get("id") == Some(id)
-                    && keep.is_some_and(|r| !r.may_touch(m.text()));
-                let m = if ours {
-                    match m.into_raw_result() {
-                        Ok((head, text)) => {
-                            exchange.response = Some(head);
-                            return Ok(Some(text));
+impl Reader<'_> {
+    /// Reads `stream` into `exchange` until our answer (or listen acknowledgement) arrives.
+    async fn read_stream(
+        &self,
+        mut stream: ReplyStream,
+        exchange: &mut Exchange,
+    ) -> Result<Option<String>, TransportError> {
+        if self.keep.is_some() {
+            stream.keep_results();
+        }
+        let mut kept = Attached::default();
+        while let Some(item) = stream.next().await {
+            let (value, size) = match item? {
+                StreamItem::Message(m) => {
+                    // Our answer, read lazily: its result is kept as text (see `read_answer`).
+                    let ours = m.is_lazy()
+                        && m.head().get("method").is_none()
+                        && m.head().get("id") == Some(self.id)
+                        && self.keep.is_some_and(|r| !r.may_touch(m.text()));
+                    let m = if ours {
+                        match m.into_raw_result() {
+                            Ok((head, text)) => {
+                                exchange.response = Some(head);
+                                return Ok(Some(text));
+                            }
+                            Err(m) => m,
                         }
-                        Err(m) => m,
-                    }
-                } else {
-                    m
-                };
-                let size = m.text().len();
-                (m.into_value(), size)
+                    } else {
+                        m
+                    };
+                    let size = m.text().len();
+                    (m.into_value(), size)
+                }
+                // Not JSON (e.g. a legacy `endpoint` event): evidence, not an answer.
+                StreamItem::Unparsed(data) => {
+                    let cut = Diagnostics::cut(&data);
+                    let size = cut.len();
+                    kept.push(&mut exchange.notifications, Value::String(cut), size);
+                    continue;
+                }
+            };
+            if is_response(&value) && value.get("id") == Some(self.id) {
+                exchange.response = Some(value);
+                return Ok(None);
             }
-            // Not JSON (e.g. a legacy `endpoint` event): evidence, not an answer.
-            StreamItem::Unparsed(data) => {
-                let cut = Diagnostics::cut(&data);
-                let size = cut.len();
-                kept.push(&mut exchange.notifications, Value::String(cut), size);
-                continue;
+            let is_ack = self.request.wait == Wait::ResponseOrAcknowledgement
+                && jsonrpc::acknowledged_subscription(&value) == Some(self.id);
+            if MessageKind::of(&value) == MessageKind::Request {
+                self.answerer
+                    .answer(value.clone(), self.answer_headers.to_vec());
             }
-        };
-        if is_response(&value) && value.get("id") == Some(id) {
-            exchange.response = Some(value);
+            kept.push(&mut exchange.notifications, value, size);
+            if is_ack {
+                return Ok(None);
+            }
+        }
+        if self.request.notification {
             return Ok(None);
         }
-        let is_ack = request.wait == Wait::ResponseOrAcknowledgement
-            && jsonrpc::acknowledged_subscription(&value) == Some(id);
-        if MessageKind::of(&value) == MessageKind::Request {
-            answerer.answer(value.clone(), answer_headers.to_vec());
-        }
-        kept.push(&mut exchange.notifications, value, size);
-        if is_ack {
-            return Ok(None);
-        }
+        Err(TransportError::new(
+            Kind::Protocol,
+            format!(
+                "the event stream ended without a response to request id {}",
+                self.id
+            ),
+        ))
     }
-    if request.notification {
-        return Ok(None);
-    }
-    Err(TransportError::new(
-        Kind::Protocol,
-        format!("the event stream ended without a response to request id {id}"),
-    ))
 }
 
 async fn read_whole(

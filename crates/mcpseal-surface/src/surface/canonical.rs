@@ -15,24 +15,11 @@ impl Surface {
     /// The canonical object of `form` as a value (the `surface` of snapshot JSON and lock
     /// files). `jcs(&surface.canonical_value(f)) == surface.canonical_bytes(f)`.
     pub fn canonical_value(&self, form: Form) -> Value {
-        let mut top = Map::new();
-        let list_value = |k: ListKind| match self.list(k) {
-            ListState::Served(items) => Value::Array(items.iter().map(Item::value).collect()),
-            ListState::NotServed(_) | ListState::Failed(_) => Value::Null,
-        };
-        match form {
-            Form::McpSeal1 => {
-                top.insert("form".into(), Value::from(form.as_str()));
-                top.insert("era".into(), Value::from(self.era.as_str()));
-                top.insert("server".into(), self.server.seal.clone());
-            }
-            Form::McpSurface1 => {
-                top.insert("initialize".into(), self.server.compat.clone());
-            }
-        }
-        for k in ListKind::ALL {
-            top.insert(k.key().into(), list_value(k));
-        }
+        let top: Map<String, Value> = self
+            .members(form)
+            .into_iter()
+            .map(|(key, member)| (key.to_owned(), member.to_value()))
+            .collect();
         Value::Object(top)
     }
 
@@ -77,6 +64,31 @@ impl Surface {
                 prompts: map(ListKind::Prompts),
             },
         }
+    }
+
+    /// The one definition of the canonical object's members (key and what it holds) for
+    /// `form`, in its map's order (sorted keys): [`Surface::canonical_value`] turns each into
+    /// a value, [`CanonicalObject`] serialises each as it goes.
+    fn members(&self, form: Form) -> BTreeMap<&'static str, Member<'_>> {
+        let mut top = BTreeMap::new();
+        match form {
+            Form::McpSeal1 => {
+                top.insert("form", Member::Str(form.as_str()));
+                top.insert("era", Member::Str(self.era.as_str()));
+                top.insert("server", Member::Value(&self.server.seal));
+            }
+            Form::McpSurface1 => {
+                top.insert("initialize", Member::Value(&self.server.compat));
+            }
+        }
+        for k in ListKind::ALL {
+            let list = match self.list(k) {
+                ListState::Served(items) => Some(items.as_slice()),
+                ListState::NotServed(_) | ListState::Failed(_) => None,
+            };
+            top.insert(k.key(), Member::List(list));
+        }
+        top
     }
 
     fn write_canonical(&self, form: Form, sink: &mut impl Sink) {
@@ -155,6 +167,18 @@ enum Member<'a> {
     List(Option<&'a [Item]>),
 }
 
+impl Member<'_> {
+    /// The member as [`Surface::canonical_value`] holds it.
+    fn to_value(&self) -> Value {
+        match self {
+            Member::Str(s) => Value::from(*s),
+            Member::Value(v) => (*v).clone(),
+            Member::List(None) => Value::Null,
+            Member::List(Some(items)) => Value::Array(items.iter().map(Item::value).collect()),
+        }
+    }
+}
+
 /// The items of a served list, each parsed from its canonical bytes while it is written.
 struct ItemsOf<'a>(&'a [Item]);
 
@@ -183,25 +207,7 @@ impl Serialize for CanonicalObject<'_> {
     /// The members of [`Surface::canonical_value`], in its map's order (sorted keys), with
     /// what a `Value` would serialise for each.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let s = self.surface;
-        let mut top: BTreeMap<&str, Member<'_>> = BTreeMap::new();
-        match self.form {
-            Form::McpSeal1 => {
-                top.insert("form", Member::Str(self.form.as_str()));
-                top.insert("era", Member::Str(s.era.as_str()));
-                top.insert("server", Member::Value(&s.server.seal));
-            }
-            Form::McpSurface1 => {
-                top.insert("initialize", Member::Value(&s.server.compat));
-            }
-        }
-        for k in ListKind::ALL {
-            let list = match s.list(k) {
-                ListState::Served(items) => Some(items.as_slice()),
-                ListState::NotServed(_) | ListState::Failed(_) => None,
-            };
-            top.insert(k.key(), Member::List(list));
-        }
+        let top = self.surface.members(self.form);
         let mut map = serializer.serialize_map(Some(top.len()))?;
         for (key, member) in &top {
             map.serialize_entry(key, member)?;
