@@ -11,11 +11,15 @@
 //! its benchmark (BENCHMARKS.md); a connection pinned to a thread that polls its own sockets is
 //! served with no other thread woken, as nginx's worker processes are.
 
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::Router;
+use axum::response::Response;
+use hyper::Request;
+use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
@@ -41,6 +45,45 @@ const DRAIN: Duration = Duration::from_secs(5);
 pub async fn serve_router(
     listener: TcpListener,
     app: Router,
+    options: &HttpOptions,
+    shutdown: impl Future<Output = ()> + Send,
+    on_stop: impl FnOnce(),
+) -> Result<(), ServeError> {
+    let service = TowerToHyperService::new(app);
+    serve_service(listener, service, options, shutdown, on_stop).await
+}
+
+/// What the accept loop serves on each connection: a hyper service answering every request
+/// (a [`Router`] through [`TowerToHyperService`], or the MCP endpoint's own, see
+/// [`crate::HttpServer::run`]).
+pub(crate) trait HttpService:
+    hyper::service::Service<
+        Request<Incoming>,
+        Response = Response,
+        Error = Infallible,
+        Future: Send + 'static,
+    > + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<S> HttpService for S where
+    S: hyper::service::Service<
+            Request<Incoming>,
+            Response = Response,
+            Error = Infallible,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + 'static
+{
+}
+
+/// [`serve_router`] for any [`HttpService`].
+pub(crate) async fn serve_service(
+    listener: TcpListener,
+    service: impl HttpService,
     options: &HttpOptions,
     shutdown: impl Future<Output = ()> + Send,
     on_stop: impl FnOnce(),
@@ -73,7 +116,7 @@ pub async fn serve_router(
         };
         let _ = stream.set_nodelay(true);
         let conn = Connection {
-            service: TowerToHyperService::new(app.clone()),
+            service: service.clone(),
             header_timeout,
             stop: stop_rx.clone(),
             _permit: permit,
@@ -115,15 +158,15 @@ pub async fn serve_router(
 }
 
 /// One accepted connection and what serving it needs.
-struct Connection {
-    service: TowerToHyperService<Router>,
+struct Connection<S> {
+    service: S,
     header_timeout: Duration,
     stop: watch::Receiver<bool>,
     /// A place under the connection cap, held while the connection is open.
     _permit: OwnedSemaphorePermit,
 }
 
-impl Connection {
+impl<S: HttpService> Connection<S> {
     /// Serves HTTP/1 requests on `stream` until the client closes it or the server stops (then
     /// the request in flight is finished first).
     async fn serve(mut self, stream: TcpStream) {

@@ -1,6 +1,7 @@
 //! The Streamable HTTP transport: one endpoint, `/mcp`, POST only.
 //!
-//! A router plus one layer ([`guard`]), so every limit is applied once, before any MCP handling:
+//! Every limit is applied once, before any MCP handling (in [`HttpServer::run`]'s own service;
+//! [`Server::http_router`] serves the same through an axum router and one layer):
 //! a present `Origin` that is not allowed → 403, a foreign `Host` on a loopback server → 403
 //! (both DNS-rebinding protection), a body past the size limit → 413, one that does not arrive
 //! within the body timeout → 408. The endpoint then answers: not POST → 405 (`Allow: POST`; this
@@ -9,9 +10,11 @@
 //! `text/event-stream` when notifications related to it come first (progress, a listen stream).
 //! No `Mcp-Session-Id` is ever minted or echoed, and `Last-Event-ID` is ignored.
 //!
-//! The accept loop is this crate's own ([`crate::accept`]).
+//! The accept loop is this crate's own (`crate::accept`).
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,13 +26,14 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::stream;
+use hyper::body::Incoming;
 use mcpseal_protocol::method::code;
 use mcpseal_protocol::{decode_header_value, keys};
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-use crate::accept::serve_router;
+use crate::accept::serve_service;
 use crate::dress::RoutingHeaders;
 use crate::error::{RpcError, ServeError};
 use crate::handler::Handler;
@@ -93,12 +97,16 @@ impl<H: Handler> Server<H> {
     }
 }
 
-fn router<H: Handler>(server: Server<H>, options: HttpOptions, check_host: bool) -> Router {
-    let limits = HttpLimits {
+fn limits<H: Handler>(server: &Server<H>, options: &HttpOptions, check_host: bool) -> HttpLimits {
+    HttpLimits {
         max_body_bytes: server.options().max_message_bytes,
         options: options.clone(),
         check_host,
-    };
+    }
+}
+
+fn router<H: Handler>(server: Server<H>, options: HttpOptions, check_host: bool) -> Router {
+    let limits = limits(&server, &options, check_host);
     let state = Arc::new(HttpState { server, options });
     let app = Router::new()
         .route(MCP_PATH, any(endpoint::<H>))
@@ -148,11 +156,23 @@ impl<H: Handler> HttpServer<H> {
     /// As [`crate::serve_router`].
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), ServeError> {
         let check_host = self.local_addr.ip().is_loopback();
-        let app = router(self.server.clone(), self.options.clone(), check_host);
+        let endpoint = Endpoint {
+            limits: Arc::new(limits(&self.server, &self.options, check_host)),
+            state: Arc::new(HttpState {
+                server: self.server.clone(),
+                options: self.options.clone(),
+            }),
+        };
         let server = self.server;
-        serve_router(self.listener, app, &self.options, shutdown, move || {
-            server.shutdown();
-        })
+        serve_service(
+            self.listener,
+            endpoint,
+            &self.options,
+            shutdown,
+            move || {
+                server.shutdown();
+            },
+        )
         .await
     }
 }
@@ -239,46 +259,106 @@ fn host_allowed(host: &str, options: &HttpOptions) -> bool {
 
 /// The limits layer: Origin, Host, body size and time.
 async fn guard(State(state): State<Arc<HttpLimits>>, request: Request, next: Next) -> Response {
-    let o = &state.options;
-    let headers = request.headers();
+    if let Some(refused) = refuse_origin_or_host(&state, request.headers()) {
+        return refused;
+    }
+    let (parts, body) = request.into_parts();
+    match read_body(&state, body).await {
+        Ok(bytes) => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+        Err(refused) => refused,
+    }
+}
+
+/// The refusal of a request whose `Origin` is not allowed, or (when checked) whose `Host` is
+/// not: DNS-rebinding protection, before the body is read.
+fn refuse_origin_or_host(limits: &HttpLimits, headers: &HeaderMap) -> Option<Response> {
+    let o = &limits.options;
     if let Some(origin) = headers.get(header::ORIGIN)
         && !origin.to_str().is_ok_and(|v| origin_allowed(v, o))
     {
-        return refuse(
+        return Some(refuse(
             403,
             code::INVALID_REQUEST,
             "Forbidden: the request's Origin is not allowed",
-        );
+        ));
     }
-    if state.check_host
+    if limits.check_host
         && let Some(host) = headers.get(header::HOST)
         && !host.to_str().is_ok_and(|v| host_allowed(v, o))
     {
-        return refuse(
+        return Some(refuse(
             403,
             code::INVALID_REQUEST,
             "Forbidden: the request's Host is not allowed",
-        );
+        ));
     }
-    let limit = state.max_body_bytes;
-    let (parts, body) = request.into_parts();
-    let read = tokio::time::timeout(o.body_read_timeout, axum::body::to_bytes(body, limit));
-    let bytes = match read.await {
-        Ok(Ok(b)) => b,
+    None
+}
+
+/// The whole body, bounded in bytes (413) and in time (408).
+async fn read_body(limits: &HttpLimits, body: Body) -> Result<Bytes, Response> {
+    let limit = limits.max_body_bytes;
+    let timeout = limits.options.body_read_timeout;
+    match tokio::time::timeout(timeout, axum::body::to_bytes(body, limit)).await {
+        Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(_)) => {
             let message = format!("Request body larger than {limit} bytes (or unreadable)");
-            return refuse(413, code::INVALID_REQUEST, &message);
+            Err(refuse(413, code::INVALID_REQUEST, &message))
         }
         Err(_) => {
-            let message = format!(
-                "Request body not received within {} s",
-                o.body_read_timeout.as_secs()
-            );
-            return refuse(408, code::INVALID_REQUEST, &message);
+            let message = format!("Request body not received within {} s", timeout.as_secs());
+            Err(refuse(408, code::INVALID_REQUEST, &message))
         }
-    };
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    }
+}
+
+/// The endpoint of [`HttpServer::run`]: the limits layer and the router's two outcomes (`/mcp`
+/// or 404) in one hyper service, in the same order, so a request meets no middleware stack,
+/// header-map copy or second body collection on the way. [`Server::http_router`] serves the
+/// same functions through axum for embedders.
+struct Endpoint<H: Handler> {
+    state: Arc<HttpState<H>>,
+    limits: Arc<HttpLimits>,
+}
+
+impl<H: Handler> Clone for Endpoint<H> {
+    fn clone(&self) -> Self {
+        Endpoint {
+            state: Arc::clone(&self.state),
+            limits: Arc::clone(&self.limits),
+        }
+    }
+}
+
+impl<H: Handler> hyper::service::Service<hyper::Request<Incoming>> for Endpoint<H> {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+        let me = self.clone();
+        Box::pin(async move { Ok(me.answer(request).await) })
+    }
+}
+
+impl<H: Handler> Endpoint<H> {
+    async fn answer(self, request: hyper::Request<Incoming>) -> Response {
+        if let Some(refused) = refuse_origin_or_host(&self.limits, request.headers()) {
+            return refused;
+        }
+        let (parts, body) = request.into_parts();
+        let bytes = match read_body(&self.limits, Body::new(body)).await {
+            Ok(bytes) => bytes,
+            Err(refused) => return refused,
+        };
+        if parts.uri.path() != MCP_PATH {
+            return StatusCode::NOT_FOUND.into_response();
+        }
+        answer(&self.state, &parts.method, &parts.headers, &bytes).await
+    }
 }
 
 /// A routing header's text: `None` when absent, `Some(None)` when it cannot stand for one body
@@ -317,17 +397,27 @@ async fn endpoint<H: Handler>(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    answer(&state, &method, &headers, &body).await
+}
+
+/// The MCP answer to one request whose limits were met.
+async fn answer<H: Handler>(
+    state: &HttpState<H>,
+    method: &Method,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Response {
     if method != Method::POST {
         let mut r = StatusCode::METHOD_NOT_ALLOWED.into_response();
         r.headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static("POST"));
         return r;
     }
-    let msg: Value = match serde_json::from_slice(&body) {
+    let msg: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => return refuse(400, code::PARSE_ERROR, &format!("Parse error: {e}")),
     };
-    let routing = routing_headers(&headers);
+    let routing = routing_headers(headers);
     match state.server.handle(msg, Some(&routing)) {
         Handled::Reply { body, status } => json(status, &body),
         Handled::Accepted { .. } => StatusCode::ACCEPTED.into_response(),

@@ -50,6 +50,30 @@ async fn start(options: Options, http: HttpOptions) -> (Running, Server<Demo>) {
     )
 }
 
+/// The same server mounted as an embedder mounts it: [`Server::http_router`] on this crate's
+/// accept loop (`serve_router`), which checks no `Host` (the embedder knows its own names).
+async fn start_router(options: Options, http: HttpOptions) -> Running {
+    let server = Server::new(Demo::new(), options);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = server.http_router(http.clone());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let shutdown = async {
+            let _ = stopped.await;
+        };
+        mcpseal_server::serve_router(listener, app, &http, shutdown, || {}).await
+    });
+    Running {
+        url: format!("http://{addr}{}", mcpseal_server::MCP_PATH),
+        addr,
+        stop: Some(stop),
+        task,
+    }
+}
+
 fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
@@ -100,16 +124,20 @@ fn on_threads(connection_threads: usize) -> HttpOptions {
 
 #[tokio::test]
 async fn statuses_of_the_endpoint() {
-    statuses(on_threads(0)).await;
+    statuses(start(Options::default(), on_threads(0)).await.0).await;
 }
 
 #[tokio::test]
 async fn statuses_of_the_endpoint_on_connection_threads() {
-    statuses(on_threads(2)).await;
+    statuses(start(Options::default(), on_threads(2)).await.0).await;
 }
 
-async fn statuses(http: HttpOptions) {
-    let (srv, _) = start(Options::default(), http).await;
+#[tokio::test]
+async fn statuses_of_the_endpoint_mounted_as_a_router() {
+    statuses(start_router(Options::default(), on_threads(0)).await).await;
+}
+
+async fn statuses(srv: Running) {
     let c = client();
     let r = post(&c, &srv.url, &modern("tools/list", json!({})))
         .send()
@@ -215,20 +243,34 @@ async fn routing_headers_are_checked() {
     srv.stop().await;
 }
 
+fn limited() -> (Options, HttpOptions) {
+    let options = Options {
+        max_message_bytes: 1024,
+        ..Options::default()
+    };
+    let http = HttpOptions {
+        allowed_origins: vec!["https://app.example".into()],
+        body_read_timeout: Duration::from_millis(300),
+        ..HttpOptions::default()
+    };
+    (options, http)
+}
+
 #[tokio::test]
 async fn origin_host_and_body_limits() {
-    let (srv, _) = start(
-        Options {
-            max_message_bytes: 1024,
-            ..Options::default()
-        },
-        HttpOptions {
-            allowed_origins: vec!["https://app.example".into()],
-            body_read_timeout: Duration::from_millis(300),
-            ..HttpOptions::default()
-        },
-    )
-    .await;
+    let (options, http) = limited();
+    origin_host_and_body(start(options, http).await.0, true).await;
+}
+
+#[tokio::test]
+async fn origin_and_body_limits_of_the_router_and_no_host_check() {
+    let (options, http) = limited();
+    origin_host_and_body(start_router(options, http).await, false).await;
+}
+
+/// `host_checked`: the server refuses a foreign `Host` (a bound loopback server does; the
+/// router an embedder mounts does not).
+async fn origin_host_and_body(srv: Running, host_checked: bool) {
     let c = client();
     let list = modern("tools/list", json!({}));
     for (origin, status) in [
@@ -250,8 +292,8 @@ async fn origin_host_and_body_limits() {
         .expect("send");
     assert_eq!(
         r.status(),
-        403,
-        "a loopback server refuses foreign Host names"
+        if host_checked { 403 } else { 200 },
+        "a loopback server refuses foreign Host names; an embedded router leaves them to its host"
     );
     let big = modern("tools/list", json!({"pad": "x".repeat(5000)}));
     let r = post(&c, &srv.url, &big).send().await.expect("send");
