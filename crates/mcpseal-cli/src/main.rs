@@ -26,12 +26,6 @@ use crate::error::{CliError, Outcome};
 use crate::interrupt::{Caught, Ended, Signals};
 use crate::publish_args::{CardCommand, RegistryCommand};
 
-// Why not the system allocator: `serve` answers tens of thousands of requests a second, each
-// building and freeing a JSON tree, and glibc's malloc/free took a fifth of its CPU; musl's
-// (the static Linux build) is slower still. mimalloc is portable to every release target.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The command's name in the `interrupted: …` line.
 fn name(command: &Command) -> &'static str {
     match command {
