@@ -4,7 +4,7 @@
 //! escaped again on every call.
 
 use mcpseal_server::{Answer, Raw};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::trust::Verified;
 
@@ -55,17 +55,6 @@ pub(crate) fn resource_result(uri: &str, mime: Option<&String>, v: &Verified) ->
     answer.with_raw("contents", contents)
 }
 
-/// The verification facts a result carries in `_meta`.
-fn verification(v: &Verified) -> Value {
-    json!({
-        "path": v.path,
-        "url": v.url,
-        "sha256": v.sha256,
-        "manifestSha256": v.manifest_sha256,
-        "signature": v.signature,
-    })
-}
-
 /// Standard base64 with padding (RFC 4648 section 4) of a `blob` content: a few lines, not a
 /// dependency.
 fn base64(bytes: &[u8]) -> String {
@@ -86,13 +75,10 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// A result holding only the verification `_meta` (the content is added pre-written).
+/// A result holding only the verification `_meta`, pre-written (the content is added
+/// pre-written too).
 fn meta_only(v: &Verified) -> Answer {
-    let mut meta = Map::new();
-    meta.insert(META_VERIFICATION.into(), verification(v));
-    let mut fields = Map::new();
-    fields.insert("_meta".into(), Value::Object(meta));
-    Answer::new(fields)
+    Answer::default().with_raw_meta(META_VERIFICATION, Raw::new().owned(v.facts_json()))
 }
 
 /// Text contents when the bytes are UTF-8, else a base64 blob.

@@ -353,16 +353,15 @@ impl Site {
             .map(|v| (v.id.as_str(), v.description.as_str()))
     }
 
-    /// Validates `args` against the verb's input schema and resolves its manifest path.
-    pub(crate) fn resolve(
-        &self,
-        verb: &VerbSpec,
-        args: &Map<String, Value>,
-    ) -> Result<String, Vec<String>> {
-        let instance = Value::Object(args.clone());
+    /// Validates `args` (an arguments object) against the verb's input schema and resolves its
+    /// manifest path. A `Value`, not a map: the validator takes one, and a tool call's arguments
+    /// arrive owned, so wrapping them costs nothing where cloning a map would on every call.
+    pub(crate) fn resolve(&self, verb: &VerbSpec, instance: &Value) -> Result<String, Vec<String>> {
+        let empty = Map::new();
+        let args = instance.as_object().unwrap_or(&empty);
         let errors: Vec<String> = verb
             .validator
-            .iter_errors(&instance)
+            .iter_errors(instance)
             .map(|e| {
                 let at = e.instance_path().to_string();
                 if at.is_empty() {
@@ -392,7 +391,10 @@ impl Site {
             .verbs
             .get(id)
             .ok_or_else(|| VerbError::Unknown(id.to_owned()))?;
-        let path = self.resolve(verb, args).map_err(VerbError::Arguments)?;
+        let instance = Value::Object(args.clone());
+        let path = self
+            .resolve(verb, &instance)
+            .map_err(VerbError::Arguments)?;
         Ok(self.trust.get(&path).await?)
     }
 }
@@ -483,7 +485,7 @@ impl Handler for Site {
         let Some(verb) = self.verbs.get(name) else {
             return Err(RpcError::invalid_params(format!("Unknown tool: {name}")));
         };
-        let path = match self.resolve(verb, &arguments) {
+        let path = match self.resolve(verb, &Value::Object(arguments)) {
             Ok(p) => p,
             Err(errors) => return Ok(answers::invalid_arguments(&errors)),
         };

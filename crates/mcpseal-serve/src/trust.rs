@@ -38,6 +38,9 @@ pub struct Snapshot {
     pub manifest: Manifest,
     /// Its signature.
     pub signature: SignatureStatus,
+    /// [`Snapshot::signature`] as the JSON text every result's verification facts carry,
+    /// written once per manifest fetch (in `serde_json`'s sorted form).
+    signature_json: Arc<str>,
     at: Instant,
     generation: u64,
 }
@@ -60,6 +63,8 @@ pub struct Verified {
     /// The bytes as a JSON string literal when the verified-bytes cache holds it (see
     /// [`Verified::json_text`]).
     text: Option<Arc<str>>,
+    /// `signature` as JSON text, as its snapshot wrote it (see [`Verified::facts_json`]).
+    signature_json: Arc<str>,
 }
 
 impl Verified {
@@ -67,6 +72,29 @@ impl Verified {
     /// the cached bytes (escaped once per file identity), else written now.
     pub fn json_text(&self) -> Option<Arc<str>> {
         self.text.clone().or_else(|| json_text(&self.bytes))
+    }
+
+    /// The verification facts every result carries (`path`, `url`, `sha256`,
+    /// `manifestSha256`, `signature`) as one JSON object's text, in `serde_json`'s sorted form:
+    /// written into one buffer per call, the signature's text kept from when the manifest was
+    /// verified, instead of a tree of copied strings built and serialised per call.
+    pub fn facts_json(&self) -> String {
+        fn member(out: &mut Vec<u8>, key: &str, value: &str) {
+            out.extend_from_slice(key.as_bytes());
+            // Serialising a `str` into a `Vec` cannot fail.
+            let _ = serde_json::to_writer(&mut *out, value);
+        }
+        let mut out =
+            Vec::with_capacity(160 + self.path.len() + self.url.len() + self.signature_json.len());
+        member(&mut out, "{\"manifestSha256\":", &self.manifest_sha256);
+        member(&mut out, ",\"path\":", &self.path);
+        member(&mut out, ",\"sha256\":", &self.sha256);
+        out.extend_from_slice(b",\"signature\":");
+        out.extend_from_slice(self.signature_json.as_bytes());
+        member(&mut out, ",\"url\":", &self.url);
+        out.push(b'}');
+        // Only `str`s and JSON text were written.
+        String::from_utf8(out).unwrap_or_else(|_| "{}".to_owned())
     }
 }
 
@@ -271,9 +299,12 @@ impl Trust {
                 "warning: the manifest's signature did not verify ({reason}); {what}"
             ));
         }
+        let signature_json = serde_json::to_value(&signature)
+            .map_or_else(|_| Arc::from("null"), |v| Arc::from(v.to_string()));
         Ok(Snapshot {
             manifest,
             signature,
+            signature_json,
             at: Instant::now(),
             generation,
         })
@@ -365,6 +396,7 @@ impl Trust {
             manifest_sha256: snap.manifest.sha256().to_owned(),
             signature: snap.signature.clone(),
             text: None,
+            signature_json: Arc::clone(&snap.signature_json),
         }
     }
 
@@ -422,5 +454,60 @@ impl Trust {
             verified: snap.manifest.len() - failures.len(),
             failures,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::signature::Signer;
+
+    /// The pre-written facts are the bytes `serde_json` writes for the same facts as a value, in
+    /// every signature state, with strings that need escaping.
+    #[test]
+    fn the_facts_text_is_the_facts_value_written() {
+        let states = [
+            SignatureStatus::Off,
+            SignatureStatus::Unverified {
+                reason: "no \"bundle\"\n".into(),
+            },
+            SignatureStatus::Verified {
+                signer: Signer {
+                    identity: "https://github.com/o/r/.github/workflows/w.yml@refs/heads/main"
+                        .into(),
+                    issuer: "https://token.actions.githubusercontent.com".into(),
+                    integrated_time: Some("2026-01-01T00:00:00Z".into()),
+                },
+            },
+        ];
+        for signature in states {
+            let signature_json: Arc<str> = Arc::from(
+                serde_json::to_value(&signature)
+                    .unwrap_or_default()
+                    .to_string(),
+            );
+            let v = Verified {
+                path: "posts/é \"q\".json".into(),
+                url: "file:///site/posts/%C3%A9.json".into(),
+                sha256: "ab".repeat(32),
+                bytes: Arc::from(&b"{}"[..]),
+                manifest_sha256: "cd".repeat(32),
+                signature: signature.clone(),
+                text: None,
+                signature_json,
+            };
+            let as_value = json!({
+                "path": v.path,
+                "url": v.url,
+                "sha256": v.sha256,
+                "manifestSha256": v.manifest_sha256,
+                "signature": signature,
+            });
+            assert_eq!(v.facts_json(), as_value.to_string());
+            let parsed: Value = serde_json::from_str(&v.facts_json()).unwrap_or_default();
+            assert_eq!(parsed, as_value);
+        }
     }
 }

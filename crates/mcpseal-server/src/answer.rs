@@ -138,6 +138,14 @@ impl Raw {
         self
     }
 
+    /// Appends JSON text written by the caller (moved, not copied).
+    #[must_use]
+    pub fn owned(mut self, s: String) -> Raw {
+        self.len += s.len();
+        self.pieces.push(Piece::Owned(s));
+        self
+    }
+
     /// Appends `value` serialised.
     #[must_use]
     pub fn value(mut self, value: &impl serde::Serialize) -> Raw {
@@ -199,11 +207,15 @@ impl Raw {
     }
 }
 
-/// A result object: members as values, and members as pre-written JSON ([`Raw`]).
+/// A result object: members as values, and members as pre-written JSON ([`Raw`]), at the top
+/// level and inside `_meta`.
 #[derive(Debug, Clone, Default)]
 pub struct Answer {
     fields: Map<String, Value>,
     raw: BTreeMap<String, Raw>,
+    /// Pre-written members of `_meta`. When there are any, `_meta` is an object: the members of
+    /// `fields["_meta"]` when that is an object, with these replacing any of the same name.
+    meta_raw: BTreeMap<String, Raw>,
 }
 
 impl From<Value> for Answer {
@@ -212,17 +224,11 @@ impl From<Value> for Answer {
     /// dispatcher never produces).
     fn from(v: Value) -> Answer {
         match v {
-            Value::Object(fields) => Answer {
-                fields,
-                raw: BTreeMap::new(),
-            },
+            Value::Object(fields) => Answer::new(fields),
             other => {
                 let mut fields = Map::new();
                 fields.insert("result".into(), other);
-                Answer {
-                    fields,
-                    raw: BTreeMap::new(),
-                }
+                Answer::new(fields)
             }
         }
     }
@@ -234,6 +240,7 @@ impl Answer {
         Answer {
             fields,
             raw: BTreeMap::new(),
+            meta_raw: BTreeMap::new(),
         }
     }
 
@@ -253,7 +260,16 @@ impl Answer {
         self
     }
 
-    /// The value members (the dispatcher adds `resultType`, cache hints and serverInfo here).
+    /// Sets member `key` of `_meta` to pre-written JSON (replacing a value member of that name
+    /// there): facts that are the same on every call (a server's serverInfo, an artifact's
+    /// verification) written once instead of built as a tree and serialised per call.
+    #[must_use]
+    pub fn with_raw_meta(mut self, key: impl Into<String>, json: Raw) -> Answer {
+        self.meta_raw.insert(key.into(), json);
+        self
+    }
+
+    /// The value members (the dispatcher adds `resultType` and the cache hints here).
     pub fn fields_mut(&mut self) -> &mut Map<String, Value> {
         &mut self.fields
     }
@@ -264,45 +280,115 @@ impl Answer {
         for (k, raw) in self.raw {
             fields.insert(k, raw.to_value());
         }
+        if !self.meta_raw.is_empty() {
+            let mut meta = match fields.remove(keys::META) {
+                Some(Value::Object(m)) => m,
+                _ => Map::new(),
+            };
+            for (k, raw) in self.meta_raw {
+                meta.insert(k, raw.to_value());
+            }
+            fields.insert(keys::META.into(), Value::Object(meta));
+        }
         Value::Object(fields)
     }
 
     /// Bytes of pre-written members (a hint for the output buffer).
     pub(crate) fn raw_len(&self) -> usize {
-        self.raw.values().map(Raw::len).sum()
+        self.raw
+            .values()
+            .chain(self.meta_raw.values())
+            .map(Raw::len)
+            .sum()
     }
 
     /// Writes the object as `serde_json::to_vec` writes [`Answer::into_value`].
     pub(crate) fn write(&self, out: &mut Vec<u8>) {
-        out.push(b'{');
-        let mut fields = self.fields.iter().peekable();
-        let mut raw = self.raw.iter().peekable();
-        let mut first = true;
-        loop {
-            let take_field = match (fields.peek(), raw.peek()) {
-                (None, None) => break,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (Some((a, _)), Some((b, _))) => a.as_str() < b.as_str(),
-            };
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            if take_field {
-                if let Some((k, v)) = fields.next() {
-                    write_value(out, k);
-                    out.push(b':');
-                    write_value(out, v);
-                }
-            } else if let Some((k, r)) = raw.next() {
-                write_value(out, k);
-                out.push(b':');
-                r.write(out);
+        let meta = (!self.meta_raw.is_empty()).then(|| Member::Meta {
+            values: self.fields.get(keys::META).and_then(Value::as_object),
+            raw: &self.meta_raw,
+        });
+        let pre_written_meta = meta.is_some();
+        let fields = self
+            .fields
+            .iter()
+            .filter(move |(k, _)| !pre_written_meta || k.as_str() != keys::META)
+            .map(|(k, v)| (k.as_str(), Member::Value(v)));
+        let raw = self
+            .raw
+            .iter()
+            .map(|(k, r)| (k.as_str(), Member::Raw(r)))
+            .chain(meta.map(|m| (keys::META, m)));
+        write_members(out, fields, raw);
+    }
+}
+
+/// One member of an [`Answer`] being written.
+enum Member<'a> {
+    Value(&'a Value),
+    Raw(&'a Raw),
+    /// `_meta` with pre-written members.
+    Meta {
+        values: Option<&'a Map<String, Value>>,
+        raw: &'a BTreeMap<String, Raw>,
+    },
+}
+
+impl Member<'_> {
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Member::Value(v) => write_value(out, v),
+            Member::Raw(r) => r.write(out),
+            Member::Meta { values, raw } => {
+                let values = values
+                    .iter()
+                    .flat_map(|m| m.iter())
+                    .filter(|(k, _)| !raw.contains_key(k.as_str()))
+                    .map(|(k, v)| (k.as_str(), Member::Value(v)));
+                write_members(
+                    out,
+                    values,
+                    raw.iter().map(|(k, r)| (k.as_str(), Member::Raw(r))),
+                );
             }
         }
-        out.push(b'}');
     }
+}
+
+/// Writes one object of two member lists, each in sorted key order and with no key in both,
+/// merged into `serde_json`'s sorted order. The raw list is not sorted for one reason: `_meta`
+/// (when pre-written members make it a [`Member::Meta`]) comes after the top-level raw
+/// members, and is placed among them here.
+fn write_members<'a>(
+    out: &mut Vec<u8>,
+    a: impl Iterator<Item = (&'a str, Member<'a>)>,
+    b: impl Iterator<Item = (&'a str, Member<'a>)>,
+) {
+    let mut b: Vec<(&str, Member<'_>)> = b.collect();
+    // Stable, and nearly sorted already: `_meta` is the only member that can be out of place.
+    b.sort_by(|x, y| x.0.cmp(y.0));
+    let mut a = a.peekable();
+    let mut b = b.into_iter().peekable();
+    out.push(b'{');
+    let mut first = true;
+    loop {
+        let take_a = match (a.peek(), b.peek()) {
+            (None, None) => break,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some((x, _)), Some((y, _))) => x < y,
+        };
+        let next = if take_a { a.next() } else { b.next() };
+        let Some((k, member)) = next else { break };
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        write_value(out, k);
+        out.push(b':');
+        member.write(out);
+    }
+    out.push(b'}');
 }
 
 fn dispatcher_owned(key: &str) -> bool {
@@ -370,6 +456,49 @@ mod tests {
         write_response(&mut resp, &json!(7), &a);
         let v = json!({"jsonrpc": "2.0", "id": 7, "result": a.clone().into_value()});
         assert_eq!(resp, serde_json::to_vec(&v).unwrap_or_default());
+    }
+
+    #[test]
+    fn pre_written_meta_members_merge_into_meta_as_values_would() {
+        let written = |a: &Answer| String::from_utf8_lossy(&text(a)).into_owned();
+        let as_value =
+            |a: &Answer| serde_json::to_string(&a.clone().into_value()).unwrap_or_default();
+        let info = || Raw::new().shared(Arc::from("{\"name\":\"s\",\"version\":\"1\"}"));
+        let Value::Object(fields) = json!({
+            "zeta": 1,
+            "content": [],
+            "_meta": {"b": 2, "serverInfo": "a value the raw member replaces", "a": "x"},
+        }) else {
+            unreachable!()
+        };
+        let cases = [
+            // merged with the value members, replacing the one of its name, in sorted order
+            Answer::new(fields.clone())
+                .with_raw_meta("serverInfo", info())
+                .with_raw_meta("c", Raw::new().text("[true]")),
+            // `_meta` absent: it is made, placed among raw top-level members
+            Answer::default()
+                .with_raw("z", Raw::new().text("1"))
+                .with_raw("a", Raw::new().text("2"))
+                .with_raw_meta("verification", Raw::new().text("{}")),
+            // `_meta` not an object: the pre-written members replace it
+            Answer::from(json!({"_meta": 7, "r": 1})).with_raw_meta("serverInfo", info()),
+        ];
+        for a in &cases {
+            assert_eq!(written(a), as_value(a));
+        }
+        assert_eq!(
+            written(&cases[0]),
+            "{\"_meta\":{\"a\":\"x\",\"b\":2,\"c\":[true],\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}},\"content\":[],\"zeta\":1}"
+        );
+        assert_eq!(
+            written(&cases[1]),
+            "{\"_meta\":{\"verification\":{}},\"a\":2,\"z\":1}"
+        );
+        assert_eq!(
+            written(&cases[2]),
+            "{\"_meta\":{\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}},\"r\":1}"
+        );
     }
 
     fn raw_text(r: &Raw) -> String {

@@ -12,7 +12,7 @@ use mcpseal_protocol::{Era, LEGACY_REVISIONS, ListKind, keys, method};
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc, watch};
 
-use crate::answer::Answer;
+use crate::answer::{Answer, Raw};
 use crate::dress::{self, Dress, RoutingHeaders};
 use crate::error::RpcError;
 use crate::handler::{Context, Handler, TransportKind, edit_meta};
@@ -38,6 +38,8 @@ pub(crate) struct Inner<H> {
     pub handler: H,
     /// The handler's `Implementation` as JSON, made once (it is on every 2026 result).
     pub info: Value,
+    /// [`Inner::info`] as JSON text, for the results written from an [`Answer`].
+    pub info_text: Arc<str>,
     pub options: Options,
     pub changes: broadcast::Sender<ListKind>,
     pub shutdown: watch::Sender<bool>,
@@ -87,9 +89,11 @@ impl<H: Handler> Server<H> {
         let (changes, _) = broadcast::channel(64);
         let (shutdown, _) = watch::channel(false);
         let info = serde_json::to_value(handler.implementation()).unwrap_or(Value::Null);
+        let info_text = Arc::from(info.to_string());
         Server {
             inner: Arc::new(Inner {
                 info,
+                info_text,
                 handler,
                 options,
                 changes,
@@ -287,27 +291,38 @@ impl<H: Handler> Server<H> {
 
     /// [`Server::finish`] on a handler's [`Answer`] (its pre-written members are never the
     /// dispatcher's: [`Answer::with_raw`] keeps those as values).
+    ///
+    /// Its serverInfo is written from the server's pre-written text, not cloned as a tree.
     pub(crate) fn finish_answer(&self, era: Era, mut result: Answer, cacheable: bool) -> Answer {
-        self.finish_map(era, result.fields_mut(), cacheable);
-        result
+        if era != Era::Modern {
+            return result;
+        }
+        self.complete(result.fields_mut(), cacheable);
+        let info = Raw::new().shared(Arc::clone(&self.inner.info_text));
+        result.with_raw_meta(keys::META_SERVER_INFO, info)
     }
 
     fn finish_map(&self, era: Era, r: &mut Map<String, Value>, cacheable: bool) {
         if era == Era::Modern {
-            let complete = r
-                .entry(keys::RESULT_TYPE)
-                .or_insert_with(|| json!(keys::RESULT_TYPE_COMPLETE))
-                == keys::RESULT_TYPE_COMPLETE;
-            if cacheable && complete {
-                let o = &self.inner.options;
-                r.entry(keys::TTL_MS).or_insert_with(|| json!(o.ttl_ms));
-                r.entry(keys::CACHE_SCOPE)
-                    .or_insert_with(|| json!(o.cache_scope.as_str()));
-            }
+            self.complete(r, cacheable);
             let info = self.server_info();
             edit_meta(r, |m| {
                 m.insert(keys::META_SERVER_INFO.into(), info);
             });
+        }
+    }
+
+    /// `resultType`, and the cache hints of a complete cacheable result.
+    fn complete(&self, r: &mut Map<String, Value>, cacheable: bool) {
+        let complete = r
+            .entry(keys::RESULT_TYPE)
+            .or_insert_with(|| json!(keys::RESULT_TYPE_COMPLETE))
+            == keys::RESULT_TYPE_COMPLETE;
+        if cacheable && complete {
+            let o = &self.inner.options;
+            r.entry(keys::TTL_MS).or_insert_with(|| json!(o.ttl_ms));
+            r.entry(keys::CACHE_SCOPE)
+                .or_insert_with(|| json!(o.cache_scope.as_str()));
         }
     }
 
