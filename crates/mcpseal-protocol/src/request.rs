@@ -9,6 +9,7 @@
 //! or overridden, because the conformance probe must send deliberately wrong requests (no
 //! `_meta`, a header that disagrees with the body, an unknown version) and see what comes back.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -335,13 +336,14 @@ pub fn encode_header_value(value: &str) -> String {
 /// The value a routing header stands for: the `=?base64?…?=` form decoded (standard alphabet,
 /// padding optional, UTF-8 required), any other value as it is. `None` when the value claims the
 /// encoded form but is not valid base64 of UTF-8 text: the header cannot match any body value,
-/// which a server reports as a header mismatch.
-pub fn decode_header_value(raw: &str) -> Option<String> {
+/// which a server reports as a header mismatch. A plain value is borrowed: a server decodes
+/// every routing header of every request.
+pub fn decode_header_value(raw: &str) -> Option<Cow<'_, str>> {
     let Some(b64) = raw
         .strip_prefix("=?base64?")
         .and_then(|r| r.strip_suffix("?="))
     else {
-        return Some(raw.to_owned());
+        return Some(Cow::Borrowed(raw));
     };
     let mut out = Vec::with_capacity(b64.len() * 3 / 4);
     let (mut acc, mut bits) = (0u32, 0u32);
@@ -362,7 +364,7 @@ pub fn decode_header_value(raw: &str) -> Option<String> {
             acc &= (1 << bits) - 1;
         }
     }
-    String::from_utf8(out).ok()
+    String::from_utf8(out).ok().map(Cow::Owned)
 }
 
 fn base64(bytes: &[u8]) -> String {

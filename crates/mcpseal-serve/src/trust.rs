@@ -84,8 +84,14 @@ impl Verified {
             // Serialising a `str` into a `Vec` cannot fail.
             let _ = serde_json::to_writer(&mut *out, value);
         }
-        let mut out =
-            Vec::with_capacity(160 + self.path.len() + self.url.len() + self.signature_json.len());
+        // The keys and quotes are 67 bytes; escapes in the path or URL may add more.
+        let mut out = Vec::with_capacity(
+            80 + self.manifest_sha256.len()
+                + self.path.len()
+                + self.sha256.len()
+                + self.signature_json.len()
+                + self.url.len(),
+        );
         member(&mut out, "{\"manifestSha256\":", &self.manifest_sha256);
         member(&mut out, ",\"path\":", &self.path);
         member(&mut out, ",\"sha256\":", &self.sha256);

@@ -19,6 +19,8 @@
 //! needs comes from the handshake (the server keeps no session), and a 2026 request must not be
 //! judged by an earlier one.
 
+use std::borrow::Cow;
+
 use mcpseal_protocol::method::code;
 use mcpseal_protocol::{
     Era, LATEST_LEGACY_REVISION, LEGACY_REVISIONS, MODERN_REVISION, keys, method,
@@ -30,22 +32,25 @@ use crate::error::RpcError;
 /// The routing headers of one HTTP request, decoded (`=?base64?…?=` values already turned back
 /// into text; a header that is repeated or whose value is invalid is `Some(None)`).
 #[derive(Debug, Default, Clone)]
-pub(crate) struct RoutingHeaders {
+pub(crate) struct RoutingHeaders<'a> {
     /// `MCP-Protocol-Version`.
-    pub protocol_version: Option<Option<String>>,
+    pub protocol_version: Option<Option<Header<'a>>>,
     /// `Mcp-Method`.
-    pub method: Option<Option<String>>,
+    pub method: Option<Option<Header<'a>>>,
     /// `Mcp-Name`.
-    pub name: Option<Option<String>>,
-    /// `Mcp-Param-*`, names lower-cased without the prefix.
-    pub params: Vec<(String, Option<String>)>,
+    pub name: Option<Option<Header<'a>>>,
+    /// `Mcp-Param-*`, names without the prefix.
+    pub params: Vec<(&'a str, Option<Header<'a>>)>,
 }
+
+/// A routing header's decoded value: borrowed from the request unless it was base64-encoded.
+pub(crate) type Header<'a> = Cow<'a, str>;
 
 /// The dress of a request the dispatcher accepted.
 #[derive(Debug, Clone)]
 pub(crate) struct Dress {
     pub era: Era,
-    pub revision: String,
+    pub revision: &'static str,
     pub client_capabilities: Value,
     pub client_info: Option<Value>,
     pub progress_token: Option<Value>,
@@ -68,7 +73,7 @@ pub(crate) fn unsupported(requested: &Value) -> RpcError {
 /// `-32020` for one header.
 pub(crate) fn header_mismatch(
     header: &str,
-    value: Option<&Option<String>>,
+    value: Option<&Option<Header<'_>>>,
     expected: &Value,
 ) -> RpcError {
     let (why, value) = match value {
@@ -103,7 +108,7 @@ fn modern_only(method: &str) -> bool {
 pub(crate) fn judge(
     method: &str,
     params: Option<&Value>,
-    headers: Option<&RoutingHeaders>,
+    headers: Option<&RoutingHeaders<'_>>,
     legacy: bool,
 ) -> Result<Dress, RpcError> {
     let params = match params {
@@ -155,7 +160,7 @@ fn modern(meta: &Map<String, Value>) -> Result<Dress, RpcError> {
     };
     Ok(Dress {
         era: Era::Modern,
-        revision: MODERN_REVISION.to_owned(),
+        revision: MODERN_REVISION,
         client_capabilities: caps,
         client_info: meta.get(keys::META_CLIENT_INFO).cloned(),
         progress_token: meta.get(keys::META_PROGRESS_TOKEN).cloned(),
@@ -166,13 +171,17 @@ fn versionless(
     method: &str,
     params: Option<&Map<String, Value>>,
     meta: Option<&Map<String, Value>>,
-    header_version: Option<&Option<String>>,
+    header_version: Option<&Option<Header<'_>>>,
     http: bool,
     legacy: bool,
 ) -> Result<Dress, RpcError> {
+    // Every revision it is given is one of LEGACY_REVISIONS (checked by its callers).
     let legacy_dress = |revision: &str| Dress {
         era: Era::Legacy,
-        revision: revision.to_owned(),
+        revision: LEGACY_REVISIONS
+            .into_iter()
+            .find(|r| *r == revision)
+            .unwrap_or(LATEST_LEGACY_REVISION),
         client_capabilities: json!({}),
         client_info: None,
         progress_token: meta.and_then(|m| m.get(keys::META_PROGRESS_TOKEN)).cloned(),
@@ -202,7 +211,7 @@ fn versionless(
     }
     match header_version {
         Some(Some(h)) if h == MODERN_REVISION => Err(missing_meta(&missing)),
-        Some(Some(h)) if LEGACY_REVISIONS.contains(&h.as_str()) && legacy => {
+        Some(Some(h)) if LEGACY_REVISIONS.contains(&h.as_ref()) && legacy => {
             if modern_only(method) {
                 return Err(missing_meta(&missing));
             }
@@ -231,12 +240,12 @@ fn versionless(
 pub(crate) fn check_routing(
     method: &str,
     params: Option<&Value>,
-    headers: &RoutingHeaders,
+    headers: &RoutingHeaders<'_>,
     era: Era,
     tool_schema: Option<&Value>,
 ) -> Result<(), RpcError> {
     let required = era == Era::Modern;
-    let same = |h: &Option<Option<String>>, want: &str| matches!(h, Some(Some(v)) if v == want);
+    let same = |h: &Option<Option<Header<'_>>>, want: &str| matches!(h, Some(Some(v)) if v == want);
     if (required || headers.method.is_some()) && !same(&headers.method, method) {
         return Err(header_mismatch(
             keys::HEADER_MCP_METHOD,
@@ -250,16 +259,15 @@ pub(crate) fn check_routing(
         _ => None,
     };
     if let Some(key) = name_key {
-        let want = params
-            .and_then(|p| p.get(key))
-            .cloned()
-            .unwrap_or(Value::Null);
-        let ok = want.as_str().is_some_and(|w| same(&headers.name, w));
+        let want = params.and_then(|p| p.get(key));
+        let ok = want
+            .and_then(Value::as_str)
+            .is_some_and(|w| same(&headers.name, w));
         if (required || headers.name.is_some()) && !ok {
             return Err(header_mismatch(
                 keys::HEADER_MCP_NAME,
                 headers.name.as_ref(),
-                &want,
+                want.unwrap_or(&Value::Null),
             ));
         }
     }
@@ -269,7 +277,7 @@ pub(crate) fn check_routing(
         let args = params.and_then(|p| p.get("arguments"));
         for (path, header) in mirrored(schema) {
             let value = path.iter().try_fold(args, |v, k| Some(v?.get(k))).flatten();
-            check_param(&header, value, headers)?;
+            check_param(header, value, headers)?;
         }
     }
     Ok(())
@@ -277,15 +285,19 @@ pub(crate) fn check_routing(
 
 /// The `x-mcp-header` annotations of a schema: (property path, header name), reachable through
 /// `properties` only, as 2026-07-28 defines them.
-fn mirrored(schema: &Value) -> Vec<(Vec<String>, String)> {
-    fn walk(schema: &Value, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+fn mirrored(schema: &Value) -> Vec<(Vec<&str>, &str)> {
+    fn walk<'a>(
+        schema: &'a Value,
+        path: &mut Vec<&'a str>,
+        out: &mut Vec<(Vec<&'a str>, &'a str)>,
+    ) {
         let Some(props) = schema.get("properties").and_then(Value::as_object) else {
             return;
         };
         for (name, sub) in props {
-            path.push(name.clone());
+            path.push(name);
             if let Some(h) = sub.get(keys::SCHEMA_X_MCP_HEADER).and_then(Value::as_str) {
-                out.push((path.clone(), h.to_owned()));
+                out.push((path.clone(), h));
             }
             if path.len() < 16 {
                 walk(sub, path, out);
@@ -301,7 +313,7 @@ fn mirrored(schema: &Value) -> Vec<(Vec<String>, String)> {
 fn check_param(
     header: &str,
     value: Option<&Value>,
-    headers: &RoutingHeaders,
+    headers: &RoutingHeaders<'_>,
 ) -> Result<(), RpcError> {
     let full = format!("{}{header}", keys::HEADER_MCP_PARAM_PREFIX);
     let got = headers
@@ -321,7 +333,7 @@ fn check_param(
     };
     let matches = match (&got, want) {
         (Some(Some(g)), Value::String(s)) => g == s,
-        (Some(Some(g)), Value::Bool(b)) => g == if *b { "true" } else { "false" },
+        (Some(Some(g)), Value::Bool(b)) => g.as_ref() == if *b { "true" } else { "false" },
         (Some(Some(g)), Value::Number(n)) => match (g.trim().parse::<i64>(), n.as_i64()) {
             (Ok(a), Some(b)) => a == b,
             _ => g.trim().parse::<f64>().ok() == n.as_f64(),
@@ -343,9 +355,9 @@ mod tests {
         json!({"_meta": {keys::META_PROTOCOL_VERSION: MODERN_REVISION, keys::META_CLIENT_CAPABILITIES: {}}})
     }
 
-    fn http(version: Option<&str>) -> RoutingHeaders {
+    fn http(version: Option<&str>) -> RoutingHeaders<'_> {
         RoutingHeaders {
-            protocol_version: version.map(|v| Some(v.to_owned())),
+            protocol_version: version.map(|v| Some(v.into())),
             ..RoutingHeaders::default()
         }
     }
@@ -389,8 +401,7 @@ mod tests {
         assert_eq!(
             judge("initialize", Some(&init), None, true)
                 .map(|d| d.revision)
-                .ok()
-                .as_deref(),
+                .ok(),
             Some("2025-06-18")
         );
         assert_eq!(
@@ -420,7 +431,7 @@ mod tests {
         .err();
         assert_eq!(e.map(|e| e.code), Some(code::HEADER_MISMATCH));
         let d = judge("tools/list", None, Some(&http(Some("2025-06-18"))), true);
-        assert_eq!(d.map(|d| d.revision).ok().as_deref(), Some("2025-06-18"));
+        assert_eq!(d.map(|d| d.revision).ok(), Some("2025-06-18"));
         let e = judge("tools/list", None, Some(&http(Some(MODERN_REVISION))), true).err();
         assert_eq!(e.map(|e| e.code), Some(code::INVALID_PARAMS));
 
@@ -431,10 +442,7 @@ mod tests {
         let mut h = RoutingHeaders {
             method: Some(Some("tools/call".into())),
             name: Some(Some("t".into())),
-            params: vec![
-                ("region".into(), Some("eu".into())),
-                ("n".into(), Some("3".into())),
-            ],
+            params: vec![("region", Some("eu".into())), ("n", Some("3".into()))],
             ..RoutingHeaders::default()
         };
         assert!(check_routing("tools/call", Some(&params), &h, Era::Modern, Some(&schema)).is_ok());

@@ -66,7 +66,7 @@ pub enum TransportKind {
 #[derive(Debug)]
 pub struct Context {
     pub(crate) era: Era,
-    pub(crate) revision: String,
+    pub(crate) revision: &'static str,
     pub(crate) client_capabilities: Value,
     pub(crate) client_info: Option<Value>,
     pub(crate) progress_token: Option<Value>,
@@ -82,7 +82,7 @@ impl Context {
 
     /// The revision the request named (`2026-07-28`, or the 2025-era revision it came with).
     pub fn revision(&self) -> &str {
-        &self.revision
+        self.revision
     }
 
     /// The client's capabilities as the request declared them (`{}` for 2025 requests, whose

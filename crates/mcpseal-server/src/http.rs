@@ -34,7 +34,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 use crate::accept::serve_service;
-use crate::dress::RoutingHeaders;
+use crate::dress::{Header, RoutingHeaders};
 use crate::error::{RpcError, ServeError};
 use crate::handler::Handler;
 use crate::options::HttpOptions;
@@ -363,7 +363,7 @@ impl<H: Handler> Endpoint<H> {
 
 /// A routing header's text: `None` when absent, `Some(None)` when it cannot stand for one body
 /// value (sent twice, not visible ASCII, or a broken `=?base64?…?=` form).
-fn header_text(headers: &HeaderMap, name: &str) -> Option<Option<String>> {
+fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<Option<Header<'a>>> {
     let mut all = headers.get_all(name).iter();
     let raw = all.next()?;
     if all.next().is_some() {
@@ -372,8 +372,10 @@ fn header_text(headers: &HeaderMap, name: &str) -> Option<Option<String>> {
     Some(raw.to_str().ok().and_then(decode_header_value))
 }
 
-fn routing_headers(headers: &HeaderMap) -> RoutingHeaders {
-    let prefix = keys::HEADER_MCP_PARAM_PREFIX.to_ascii_lowercase();
+/// `Mcp-Param-` as header names arrive (`http` lower-cases them).
+const PARAM_PREFIX: &str = "mcp-param-";
+
+fn routing_headers(headers: &HeaderMap) -> RoutingHeaders<'_> {
     RoutingHeaders {
         protocol_version: header_text(headers, keys::HEADER_PROTOCOL_VERSION),
         method: header_text(headers, keys::HEADER_MCP_METHOD),
@@ -381,11 +383,8 @@ fn routing_headers(headers: &HeaderMap) -> RoutingHeaders {
         params: headers
             .iter()
             .filter_map(|(n, v)| {
-                let param = n.as_str().strip_prefix(&prefix)?;
-                Some((
-                    param.to_owned(),
-                    v.to_str().ok().and_then(decode_header_value),
-                ))
+                let param = n.as_str().strip_prefix(PARAM_PREFIX)?;
+                Some((param, v.to_str().ok().and_then(decode_header_value)))
             })
             .collect(),
     }

@@ -150,7 +150,7 @@ impl<H: Handler> Server<H> {
 
     /// Handles one parsed message. `headers` are the decoded routing headers of an HTTP POST
     /// (`None` on stdio).
-    pub(crate) fn handle(&self, msg: Value, headers: Option<&RoutingHeaders>) -> Handled {
+    pub(crate) fn handle(&self, msg: Value, headers: Option<&RoutingHeaders<'_>>) -> Handled {
         let transport = if headers.is_some() {
             TransportKind::Http
         } else {
@@ -255,7 +255,7 @@ impl<H: Handler> Server<H> {
         }
         match (era, method) {
             (Era::Modern, method::SERVER_DISCOVER) => immediate(Ok(self.discover())),
-            (Era::Legacy, method::INITIALIZE) => immediate(Ok(self.initialize(&dress.revision))),
+            (Era::Legacy, method::INITIALIZE) => immediate(Ok(self.initialize(dress.revision))),
             (Era::Legacy, method::PING) => immediate(Ok(json!({}))),
             (_, method::TOOLS_CALL) if h.list(ListKind::Tools).is_some() => {
                 self.spawn_call(method, params, id, dress, transport)
