@@ -39,6 +39,9 @@ pub const HEADER_MCP_METHOD: &str = "Mcp-Method";
 pub const HEADER_MCP_NAME: &str = "Mcp-Name";
 /// Prefix of the HTTP headers mirroring `x-mcp-header` tool arguments (2026): `Mcp-Param-{Name}`.
 pub const HEADER_MCP_PARAM_PREFIX: &str = "Mcp-Param-";
+/// [`HEADER_MCP_PARAM_PREFIX`] lower-cased, as header names arrive from `http` (a server matches
+/// it on every request, so it is not lower-cased per request).
+pub const HEADER_MCP_PARAM_PREFIX_LOWER: &str = "mcp-param-";
 /// The `inputSchema` property annotation naming the header that mirrors an argument (2026).
 pub const SCHEMA_X_MCP_HEADER: &str = "x-mcp-header";
 /// HTTP header carrying a 2025 session id.
@@ -46,3 +49,14 @@ pub const HEADER_SESSION_ID: &str = "Mcp-Session-Id";
 
 /// The client name mcpseal sends in `clientInfo`.
 pub const CLIENT_NAME: &str = "mcpseal";
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_lower_cased_prefix_is_the_prefix_lower_cased() {
+        assert_eq!(
+            super::HEADER_MCP_PARAM_PREFIX_LOWER,
+            super::HEADER_MCP_PARAM_PREFIX.to_ascii_lowercase()
+        );
+    }
+}

@@ -372,9 +372,6 @@ fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<Option<Header<'
     Some(raw.to_str().ok().and_then(decode_header_value))
 }
 
-/// `Mcp-Param-` as header names arrive (`http` lower-cases them).
-const PARAM_PREFIX: &str = "mcp-param-";
-
 fn routing_headers(headers: &HeaderMap) -> RoutingHeaders<'_> {
     RoutingHeaders {
         protocol_version: header_text(headers, keys::HEADER_PROTOCOL_VERSION),
@@ -383,7 +380,9 @@ fn routing_headers(headers: &HeaderMap) -> RoutingHeaders<'_> {
         params: headers
             .iter()
             .filter_map(|(n, v)| {
-                let param = n.as_str().strip_prefix(PARAM_PREFIX)?;
+                let param = n
+                    .as_str()
+                    .strip_prefix(keys::HEADER_MCP_PARAM_PREFIX_LOWER)?;
                 Some((param, v.to_str().ok().and_then(decode_header_value)))
             })
             .collect(),
