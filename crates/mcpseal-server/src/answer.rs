@@ -85,7 +85,8 @@ impl Text for Raw {
 
 /// Writes a JSON object of `members` as `serde_json` writes a map of them (its `Map` is sorted):
 /// compact, keys in the byte order of their text (a later member replaces an earlier one of the
-/// same key), each value written by `value`. The one place the member order is decided.
+/// same key), each value written by `value`. The one place members given in any order are
+/// sorted ([`Answer::write`] merges maps that are sorted already, in the same order).
 fn write_object<T: Text, K: Into<Cow<'static, str>>, V>(
     text: &mut T,
     members: impl IntoIterator<Item = (K, V)>,
@@ -314,12 +315,13 @@ impl Answer {
             .iter()
             .filter(move |(k, _)| !pre_written_meta || k.as_str() != keys::META)
             .map(|(k, v)| (k.as_str(), Member::Value(v)));
-        let raw = self
-            .raw
-            .iter()
-            .map(|(k, r)| (k.as_str(), Member::Raw(r)))
-            .chain(meta.map(|m| (keys::META, m)));
-        write_members(out, fields, raw);
+        let raw = self.raw.iter().map(|(k, r)| (k.as_str(), Member::Raw(r)));
+        // `raw` never holds `_meta` (it is dispatcher-owned), so the three lists share no key.
+        let members = merged(
+            merged(fields, raw),
+            meta.map(|m| (keys::META, m)).into_iter(),
+        );
+        write_members(out, members);
     }
 }
 
@@ -345,45 +347,35 @@ impl Member<'_> {
                     .flat_map(|m| m.iter())
                     .filter(|(k, _)| !raw.contains_key(k.as_str()))
                     .map(|(k, v)| (k.as_str(), Member::Value(v)));
-                write_members(
-                    out,
-                    values,
-                    raw.iter().map(|(k, r)| (k.as_str(), Member::Raw(r))),
-                );
+                let raw = raw.iter().map(|(k, r)| (k.as_str(), Member::Raw(r)));
+                write_members(out, merged(values, raw));
             }
         }
     }
 }
 
-/// Writes one object of two member lists, each in sorted key order and with no key in both,
-/// merged into `serde_json`'s sorted order. The raw list is not sorted for one reason: `_meta`
-/// (when pre-written members make it a [`Member::Meta`]) comes after the top-level raw
-/// members, and is placed among them here.
-fn write_members<'a>(
-    out: &mut Vec<u8>,
+/// Two member lists, each in sorted key order and sharing no key, as one in sorted key order
+/// (the byte order of the keys, as [`write_object`] and `serde_json`'s `Map` sort them). Merged
+/// lazily: the answering path sorts nothing it was given sorted.
+fn merged<'a>(
     a: impl Iterator<Item = (&'a str, Member<'a>)>,
     b: impl Iterator<Item = (&'a str, Member<'a>)>,
-) {
-    let mut b: Vec<(&str, Member<'_>)> = b.collect();
-    // Stable, and nearly sorted already: `_meta` is the only member that can be out of place.
-    b.sort_by(|x, y| x.0.cmp(y.0));
-    let mut a = a.peekable();
-    let mut b = b.into_iter().peekable();
+) -> impl Iterator<Item = (&'a str, Member<'a>)> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some((x, _)), Some((y, _))) if x < y => a.next(),
+        (Some(_), None) => a.next(),
+        _ => b.next(),
+    })
+}
+
+/// Writes one object of `members`, in the order given.
+fn write_members<'a>(out: &mut Vec<u8>, members: impl Iterator<Item = (&'a str, Member<'a>)>) {
     out.push(b'{');
-    let mut first = true;
-    loop {
-        let take_a = match (a.peek(), b.peek()) {
-            (None, None) => break,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (Some((x, _)), Some((y, _))) => x < y,
-        };
-        let next = if take_a { a.next() } else { b.next() };
-        let Some((k, member)) = next else { break };
-        if !first {
+    for (i, (k, member)) in members.enumerate() {
+        if i > 0 {
             out.push(b',');
         }
-        first = false;
         write_value(out, k);
         out.push(b':');
         member.write(out);
