@@ -54,4 +54,5 @@ pub use request::{
 };
 pub use revision::{
     Era, LATEST_LEGACY_REVISION, LEGACY_REVISIONS, MODERN_REVISION, era_of_revision,
+    legacy_revision,
 };

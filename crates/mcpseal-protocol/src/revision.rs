@@ -70,11 +70,17 @@ pub const LATEST_LEGACY_REVISION: &str = "2025-11-25";
 /// them in `initialize`; reports show the one it chose.
 pub const LEGACY_REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
+/// The revision table's own `&'static str` for a published legacy revision; `None` for any other
+/// string.
+pub fn legacy_revision(revision: &str) -> Option<&'static str> {
+    LEGACY_REVISIONS.into_iter().find(|r| *r == revision)
+}
+
 /// The era a published revision belongs to; `None` for a string that is no published revision.
 pub fn era_of_revision(revision: &str) -> Option<Era> {
     if revision == MODERN_REVISION {
         Some(Era::Modern)
-    } else if LEGACY_REVISIONS.contains(&revision) {
+    } else if legacy_revision(revision).is_some() {
         Some(Era::Legacy)
     } else {
         None
@@ -84,6 +90,18 @@ pub fn era_of_revision(revision: &str) -> Option<Era> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn legacy_revisions_are_found_in_the_table_and_nothing_else_is() {
+        for r in LEGACY_REVISIONS {
+            // A string that is not the table's, so the answer is the table's own.
+            let asked = String::from(r);
+            assert_eq!(legacy_revision(&asked), Some(r));
+        }
+        for other in [MODERN_REVISION, "2025-11-26", "", "2025-11-25 "] {
+            assert_eq!(legacy_revision(other), None, "{other:?}");
+        }
+    }
 
     #[test]
     fn eras_serialise_as_their_revision() {

@@ -23,7 +23,7 @@ use std::borrow::Cow;
 
 use mcpseal_protocol::method::code;
 use mcpseal_protocol::{
-    Era, LATEST_LEGACY_REVISION, LEGACY_REVISIONS, MODERN_REVISION, keys, method,
+    Era, LATEST_LEGACY_REVISION, MODERN_REVISION, keys, legacy_revision, method,
 };
 use serde_json::{Map, Value, json};
 
@@ -175,13 +175,9 @@ fn versionless(
     http: bool,
     legacy: bool,
 ) -> Result<Dress, RpcError> {
-    // Every revision it is given is one of LEGACY_REVISIONS (checked by its callers).
-    let legacy_dress = |revision: &str| Dress {
+    let legacy_dress = |revision: &'static str| Dress {
         era: Era::Legacy,
-        revision: LEGACY_REVISIONS
-            .into_iter()
-            .find(|r| *r == revision)
-            .unwrap_or(LATEST_LEGACY_REVISION),
+        revision,
         client_capabilities: json!({}),
         client_info: None,
         progress_token: meta.and_then(|m| m.get(keys::META_PROGRESS_TOKEN)).cloned(),
@@ -195,7 +191,7 @@ fn versionless(
             Ok(legacy_dress(
                 requested
                     .as_str()
-                    .filter(|r| LEGACY_REVISIONS.contains(r))
+                    .and_then(legacy_revision)
                     .unwrap_or(LATEST_LEGACY_REVISION),
             ))
         } else {
@@ -211,13 +207,15 @@ fn versionless(
     }
     match header_version {
         Some(Some(h)) if h == MODERN_REVISION => Err(missing_meta(&missing)),
-        Some(Some(h)) if LEGACY_REVISIONS.contains(&h.as_ref()) && legacy => {
-            if modern_only(method) {
-                return Err(missing_meta(&missing));
+        Some(Some(h)) => match legacy_revision(h) {
+            Some(revision) if legacy => {
+                if modern_only(method) {
+                    return Err(missing_meta(&missing));
+                }
+                Ok(legacy_dress(revision))
             }
-            Ok(legacy_dress(h))
-        }
-        Some(Some(h)) => Err(unsupported(&json!(h))),
+            _ => Err(unsupported(&json!(h))),
+        },
         Some(None) => Err(header_mismatch(
             keys::HEADER_PROTOCOL_VERSION,
             header_version,

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use mcpseal_protocol::method::code;
-use mcpseal_protocol::{Era, LEGACY_REVISIONS, ListKind, keys, method};
+use mcpseal_protocol::{Era, LATEST_LEGACY_REVISION, ListKind, keys, method};
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc, watch};
 
@@ -342,11 +342,8 @@ impl<H: Handler> Server<H> {
     }
 
     fn initialize(&self, revision: &str) -> Value {
-        let revision = if LEGACY_REVISIONS.contains(&revision) {
-            revision
-        } else {
-            mcpseal_protocol::LATEST_LEGACY_REVISION
-        };
+        let revision =
+            mcpseal_protocol::legacy_revision(revision).unwrap_or(LATEST_LEGACY_REVISION);
         let mut r = json!({
             "protocolVersion": revision,
             "capabilities": self.capabilities(Era::Legacy),
