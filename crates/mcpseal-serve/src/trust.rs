@@ -84,7 +84,7 @@ impl Verified {
             // Serialising a `str` into a `Vec` cannot fail.
             let _ = serde_json::to_writer(&mut *out, value);
         }
-        // The keys and quotes are 67 bytes; escapes in the path or URL may add more.
+        // The keys, braces and quotes are 65 bytes; escapes in the path or URL may add more.
         let mut out = Vec::with_capacity(
             80 + self.manifest_sha256.len()
                 + self.path.len()
