@@ -4,10 +4,11 @@
 //! Every answer stays one the signed manifest vouches for: an entry holds bytes whose SHA-256
 //! was computed when they were read and equalled the manifest entry, and it is used only while
 //! (a) the current manifest still names that digest for the path and (b) the file the path
-//! resolves to *now* (the symlink-escape check runs on every request) has the identity it had
-//! when the bytes were read: device, inode, size, modification and status-change times. Any write
-//! to the file, a rename over it (a deploy) or a retargeted symlink changes one of those, and
-//! the next request reads and hashes the file again — so a tampered file is still an error with
+//! leads to *now* has the identity it had when the bytes were read below the root: device,
+//! inode, size, modification and status-change times ([`crate::origin::Origin::stamp`] says why
+//! one `stat` shows that). Any write to the file, a rename over it (a deploy) or a symlink
+//! retargeted at another file changes one of those, and the next request reads and hashes the
+//! file again, after the fetch's symlink-escape walk — so a tampered file is still an error with
 //! both digests, and a changed one still triggers the manifest refetch. The status-change time
 //! cannot be set from user space, so restoring the modification time does not hide a write.
 //!
