@@ -51,9 +51,39 @@ pub(crate) type Header<'a> = Cow<'a, str>;
 pub(crate) struct Dress {
     pub era: Era,
     pub revision: &'static str,
-    pub client_capabilities: Value,
-    pub client_info: Option<Value>,
+}
+
+/// What a call's `Context` says about the client, from the request's `params._meta`.
+#[derive(Debug)]
+pub(crate) struct ClientFacts {
+    pub capabilities: Value,
+    pub info: Option<Value>,
     pub progress_token: Option<Value>,
+}
+
+/// Takes the client's facts out of the `params` of a call whose dress was judged `era` (so a
+/// 2026 call's `_meta` holds an object `clientCapabilities`). They are moved, not cloned: the
+/// dispatcher passes handlers only a call's name, arguments or URI, never its `_meta`. A 2025
+/// request carries no capabilities or client info outside `initialize`.
+pub(crate) fn take_client_facts(era: Era, params: &mut Map<String, Value>) -> ClientFacts {
+    let mut meta = match params.get_mut(keys::META) {
+        Some(Value::Object(m)) => Some(m),
+        _ => None,
+    };
+    let mut take = |key: &str| meta.as_mut().and_then(|m| m.remove(key));
+    let progress_token = take(keys::META_PROGRESS_TOKEN);
+    match era {
+        Era::Modern => ClientFacts {
+            capabilities: take(keys::META_CLIENT_CAPABILITIES).unwrap_or_else(|| json!({})),
+            info: take(keys::META_CLIENT_INFO),
+            progress_token,
+        },
+        Era::Legacy => ClientFacts {
+            capabilities: json!({}),
+            info: None,
+            progress_token,
+        },
+    }
 }
 
 /// The versions a modern request may name (`supportedVersions`, `-32022` data).
@@ -154,16 +184,15 @@ pub(crate) fn judge(
 }
 
 fn modern(meta: &Map<String, Value>) -> Result<Dress, RpcError> {
-    let caps = match meta.get(keys::META_CLIENT_CAPABILITIES) {
-        Some(c @ Value::Object(_)) => c.clone(),
-        _ => return Err(missing_meta(&[keys::META_CLIENT_CAPABILITIES])),
-    };
+    if !meta
+        .get(keys::META_CLIENT_CAPABILITIES)
+        .is_some_and(Value::is_object)
+    {
+        return Err(missing_meta(&[keys::META_CLIENT_CAPABILITIES]));
+    }
     Ok(Dress {
         era: Era::Modern,
         revision: MODERN_REVISION,
-        client_capabilities: caps,
-        client_info: meta.get(keys::META_CLIENT_INFO).cloned(),
-        progress_token: meta.get(keys::META_PROGRESS_TOKEN).cloned(),
     })
 }
 
@@ -178,9 +207,6 @@ fn versionless(
     let legacy_dress = |revision: &'static str| Dress {
         era: Era::Legacy,
         revision,
-        client_capabilities: json!({}),
-        client_info: None,
-        progress_token: meta.and_then(|m| m.get(keys::META_PROGRESS_TOKEN)).cloned(),
     };
     if method == method::INITIALIZE {
         let requested = params

@@ -185,14 +185,19 @@ fn json(status: u16, body: &Value) -> Response {
     json_bytes(status, bytes)
 }
 
-/// A request's final message as a JSON body: one contiguous buffer (hyper sends the head and it
-/// in one `writev`, with its `Content-Length`).
+/// A request's final message as a JSON body: the written bytes, with a cached artifact's text
+/// sent from the cache (hyper sends the head and the parts in one `writev`, with their
+/// `Content-Length`).
 fn json_body(status: u16, body: &OutBody) -> Response {
-    json_bytes(status, body.to_vec_with(b"", b""))
+    json_response(status, Body::new(body.to_wire()))
 }
 
 fn json_bytes(status: u16, bytes: Vec<u8>) -> Response {
-    let mut r = Response::new(Body::from(bytes));
+    json_response(status, Body::from(bytes))
+}
+
+fn json_response(status: u16, body: Body) -> Response {
+    let mut r = Response::new(body);
     *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -242,19 +247,17 @@ fn origin_allowed(origin: &str, options: &HttpOptions) -> bool {
 }
 
 fn host_allowed(host: &str, options: &HttpOptions) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(v6) => v6
-            .split(']')
-            .next()
-            .map(|h| format!("[{h}]"))
-            .unwrap_or_default(),
-        None => host.split(':').next().unwrap_or_default().to_owned(),
+    // The name without its port, brackets kept for IPv6: a slice of `host`, not a copy.
+    let name = if host.starts_with('[') {
+        host.find(']').map_or(host, |end| &host[..=end])
+    } else {
+        host.split(':').next().unwrap_or_default()
     };
-    loopback_host(&name)
+    loopback_host(name)
         || options
             .allowed_hosts
             .iter()
-            .any(|a| a == "*" || a.eq_ignore_ascii_case(&name))
+            .any(|a| a == "*" || a.eq_ignore_ascii_case(name))
 }
 
 /// The limits layer: Origin, Host, body size and time.
@@ -299,12 +302,15 @@ fn refuse_origin_or_host(limits: &HttpLimits, headers: &HeaderMap) -> Option<Res
 }
 
 /// The whole body, bounded in bytes (413) and in time (408).
-async fn read_body(limits: &HttpLimits, body: Body) -> Result<Bytes, Response> {
+async fn read_body<B>(limits: &HttpLimits, body: B) -> Result<Bytes, Response>
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+{
     let limit = limits.max_body_bytes;
     let timeout = limits.options.body_read_timeout;
-    match tokio::time::timeout(timeout, axum::body::to_bytes(body, limit)).await {
-        Ok(Ok(bytes)) => Ok(bytes),
-        Ok(Err(_)) => {
+    match tokio::time::timeout(timeout, collect_bounded(body, limit)).await {
+        Ok(Some(bytes)) => Ok(bytes),
+        Ok(None) => {
             let message = format!("Request body larger than {limit} bytes (or unreadable)");
             Err(refuse(413, code::INVALID_REQUEST, &message))
         }
@@ -313,6 +319,38 @@ async fn read_body(limits: &HttpLimits, body: Body) -> Result<Bytes, Response> {
             Err(refuse(408, code::INVALID_REQUEST, &message))
         }
     }
+}
+
+/// The data of `body` when it is at most `limit` bytes (`None` past it, or on a read error;
+/// trailers are ignored). A body that arrives as one frame, as a small request body does, is
+/// that frame's buffer as it is: no copy, and no queue of frames to collect into.
+async fn collect_bounded<B>(mut body: B, limit: usize) -> Option<Bytes>
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+{
+    // A declared length past the limit is refused before any of it is read.
+    if usize::try_from(body.size_hint().lower()).map_or(true, |n| n > limit) {
+        return None;
+    }
+    let mut first: Option<Bytes> = None;
+    let mut joined: Vec<u8> = Vec::new();
+    let mut total = 0usize;
+    while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        let Ok(data) = frame.ok()?.into_data() else {
+            continue;
+        };
+        total = total.checked_add(data.len()).filter(|&t| t <= limit)?;
+        match first.take() {
+            None if joined.is_empty() => first = Some(data),
+            earlier => {
+                if let Some(earlier) = earlier {
+                    joined.extend_from_slice(&earlier);
+                }
+                joined.extend_from_slice(&data);
+            }
+        }
+    }
+    Some(first.unwrap_or_else(|| Bytes::from(joined)))
 }
 
 /// The endpoint of [`HttpServer::run`]: the limits layer and the router's two outcomes (`/mcp`
@@ -350,7 +388,7 @@ impl<H: Handler> Endpoint<H> {
             return refused;
         }
         let (parts, body) = request.into_parts();
-        let bytes = match read_body(&self.limits, Body::new(body)).await {
+        let bytes = match read_body(&self.limits, body).await {
             Ok(bytes) => bytes,
             Err(refused) => return refused,
         };

@@ -258,13 +258,13 @@ impl<H: Handler> Server<H> {
             (Era::Legacy, method::INITIALIZE) => immediate(Ok(self.initialize(dress.revision))),
             (Era::Legacy, method::PING) => immediate(Ok(json!({}))),
             (_, method::TOOLS_CALL) if h.list(ListKind::Tools).is_some() => {
-                self.spawn_call(method, params, id, dress, transport)
+                self.spawn_call(method::TOOLS_CALL, params, id, dress, transport)
             }
             (_, method::PROMPTS_GET) if h.list(ListKind::Prompts).is_some() => {
-                self.spawn_call(method, params, id, dress, transport)
+                self.spawn_call(method::PROMPTS_GET, params, id, dress, transport)
             }
             (_, method::RESOURCES_READ) if resources_served => {
-                self.spawn_call(method, params, id, dress, transport)
+                self.spawn_call(method::RESOURCES_READ, params, id, dress, transport)
             }
             (Era::Modern, method::SUBSCRIPTIONS_LISTEN) => listen::start(self, params.as_ref(), id),
             (_, m) => not_found(m),
@@ -374,11 +374,12 @@ impl<H: Handler> Server<H> {
         Ok(self.finish(era, r, true))
     }
 
-    /// Prepares a call (`tools/call`, `resources/read`, `prompts/get`), bounded by the request
-    /// timeout and dropped when the client goes away.
+    /// Prepares a call (`tools/call`, `resources/read`, `prompts/get`: the protocol's own name,
+    /// so the work holds it without a copy), bounded by the request timeout and dropped when the
+    /// client goes away.
     fn spawn_call(
         &self,
-        method: &str,
+        method: &'static str,
         params: Option<Value>,
         id: Value,
         dress: Dress,
@@ -390,21 +391,21 @@ impl<H: Handler> Server<H> {
             _ => Map::new(),
         };
         let era = dress.era;
+        let client = dress::take_client_facts(era, &mut params);
         let ctx = Context {
             era,
             revision: dress.revision,
-            client_capabilities: dress.client_capabilities,
-            client_info: dress.client_info,
-            progress_token: dress.progress_token,
+            client_capabilities: client.capabilities,
+            client_info: client.info,
+            progress_token: client.progress_token,
             transport,
             out: tx.clone(),
         };
         let server = self.clone();
-        let method = method.to_owned();
         let request_id = id.clone();
         let work = Box::pin(async move {
             let timeout = server.inner.options.request_timeout;
-            let run = server.call(&method, &mut params, &ctx);
+            let run = server.call(method, &mut params, &ctx);
             let outcome = tokio::select! {
                 r = tokio::time::timeout(timeout, run) => r.unwrap_or_else(|_| Err(RpcError::internal(format!(
                     "The request was not answered within {} s", timeout.as_secs()

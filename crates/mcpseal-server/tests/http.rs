@@ -298,6 +298,20 @@ async fn origin_host_and_body(srv: Running, host_checked: bool) {
     let big = modern("tools/list", json!({"pad": "x".repeat(5000)}));
     let r = post(&c, &srv.url, &big).send().await.expect("send");
     assert_eq!(r.status(), 413);
+    // A body in several chunks is joined whole; past the limit it is refused as it arrives,
+    // with no Content-Length to refuse it by.
+    let text = list.to_string().into_bytes();
+    let (a, rest) = text.split_at(text.len() / 3);
+    let (b, rest) = rest.split_at(rest.len() / 2);
+    let answer = chunked(srv.addr, &[a, b, rest]).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answer.contains(r#""tools":[{"#),
+        "the joined body was the request: {answer}"
+    );
+    let pad = vec![b' '; 400];
+    let answer = chunked(srv.addr, &[&text, &pad, &pad, &pad]).await;
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
     // A body that never finishes arriving: 408 after the body timeout.
     let mut s = tokio::net::TcpStream::connect(srv.addr)
         .await
@@ -312,6 +326,38 @@ async fn origin_host_and_body(srv: Running, host_checked: bool) {
         .expect("read");
     assert_eq!(&head, b"HTTP/1.1 408");
     srv.stop().await;
+}
+
+/// POSTs a 2026 `tools/list` body sent as these chunks (`Transfer-Encoding: chunked`, a pause
+/// after each so they arrive apart) on a raw connection: the whole response, as text.
+async fn chunked(addr: std::net::SocketAddr, chunks: &[&[u8]]) -> String {
+    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\
+         accept: application/json, text/event-stream\r\ncontent-type: application/json\r\n\
+         {}: {MODERN_REVISION}\r\n{}: tools/list\r\ntransfer-encoding: chunked\r\n\r\n",
+        keys::HEADER_PROTOCOL_VERSION,
+        keys::HEADER_MCP_METHOD,
+    );
+    s.write_all(head.as_bytes()).await.expect("write");
+    for chunk in chunks {
+        let mut frame = format!("{:x}\r\n", chunk.len()).into_bytes();
+        frame.extend_from_slice(chunk);
+        frame.extend_from_slice(b"\r\n");
+        // The server may answer 413 and close before the last chunks: later writes may fail.
+        if s.write_all(&frame).await.is_err() {
+            break;
+        }
+        s.flush().await.expect("flush");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = s.write_all(b"0\r\n\r\n").await;
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut answer))
+        .await
+        .expect("answered")
+        .expect("read");
+    String::from_utf8_lossy(&answer).into_owned()
 }
 
 #[tokio::test]
