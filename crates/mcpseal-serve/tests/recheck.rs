@@ -151,11 +151,16 @@ async fn post(url: &str, method: &str, name: &str, params: Value) -> Vec<u8> {
 
 /// Answers are written from the cached escaped text without a `Value` tree: their bytes must be
 /// exactly what serialising the parsed response writes (compact, sorted members, `serde_json`'s
-/// escapes), on the first (uncached) call and on the cached ones, for a text that needs escaping.
+/// escapes), on the first (uncached) call and on the cached ones, for a text that needs escaping
+/// and is long enough (past 4 KiB) that the HTTP body sends its cached text as it is.
 #[tokio::test]
 async fn cached_answers_are_the_bytes_a_value_would_write() {
     let site = SiteDir::new();
-    let tricky = "{\"q\":\"a \\\"b\\\"\",\"nl\":\"x\ny\",\"tab\":\"\t\",\"ctl\":\"\u{1}\",\"u\":\"é ✓ 𝄞\",\"s\":\"</script>\"}";
+    let tricky = format!(
+        "{{\"q\":\"a \\\"b\\\"\",\"nl\":\"x\ny\",\"tab\":\"\t\",\"ctl\":\"\u{1}\",\"u\":\"é ✓ 𝄞\",\"s\":\"</script>\",\"pad\":\"{}\"}}",
+        "p".repeat(5000)
+    );
+    let tricky = tricky.as_str();
     site.write("api/v1/posts/tricky.json", tricky.as_bytes());
     site.manifest_except(&[]);
     std::thread::sleep(SETTLE + std::time::Duration::from_millis(1100));

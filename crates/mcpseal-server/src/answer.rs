@@ -45,17 +45,35 @@ impl Piece {
         }
     }
 
-    fn write(&self, out: &mut Vec<u8>) {
+    fn write<S: Sink>(&self, out: &mut S) {
         match self {
-            Piece::Static(s) => out.extend_from_slice(s.as_bytes()),
-            Piece::Shared(s) => out.extend_from_slice(s.as_bytes()),
-            Piece::Owned(s) => out.extend_from_slice(s.as_bytes()),
+            Piece::Static(s) => out.put(s.as_bytes()),
+            Piece::Shared(s) => out.put_shared(s),
+            Piece::Owned(s) => out.put(s.as_bytes()),
             Piece::Key(k) => {
-                out.push(b'"');
-                out.extend_from_slice(k.as_bytes());
-                out.extend_from_slice(b"\":");
+                out.put(b"\"");
+                out.put(k.as_bytes());
+                out.put(b"\":");
             }
         }
+    }
+}
+
+/// Where an answer's JSON text is written: a buffer that copies every piece (`Vec<u8>`), or
+/// one that sends large shared pieces as they are ([`crate::wire::Wire`]).
+pub(crate) trait Sink: std::io::Write {
+    /// Appends these bytes (copied).
+    fn put(&mut self, bytes: &[u8]);
+
+    /// Appends shared text: copied, unless the sink can send it as it is.
+    fn put_shared(&mut self, text: &Arc<str>) {
+        self.put(text.as_bytes());
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
     }
 }
 
@@ -194,7 +212,7 @@ impl Raw {
         self.len == 0
     }
 
-    fn write(&self, out: &mut Vec<u8>) {
+    fn write<S: Sink>(&self, out: &mut S) {
         for p in &self.pieces {
             p.write(out);
         }
@@ -304,7 +322,7 @@ impl Answer {
     }
 
     /// Writes the object as `serde_json::to_vec` writes [`Answer::into_value`].
-    pub(crate) fn write(&self, out: &mut Vec<u8>) {
+    pub(crate) fn write<S: Sink>(&self, out: &mut S) {
         let meta = (!self.meta_raw.is_empty()).then(|| Member::Meta {
             values: self.fields.get(keys::META).and_then(Value::as_object),
             raw: &self.meta_raw,
@@ -337,7 +355,7 @@ enum Member<'a> {
 }
 
 impl Member<'_> {
-    fn write(&self, out: &mut Vec<u8>) {
+    fn write<S: Sink>(&self, out: &mut S) {
         match self {
             Member::Value(v) => write_value(out, v),
             Member::Raw(r) => r.write(out),
@@ -370,17 +388,17 @@ fn merged<'a>(
 }
 
 /// Writes one object of `members`, in the order given.
-fn write_members<'a>(out: &mut Vec<u8>, members: impl Iterator<Item = (&'a str, Member<'a>)>) {
-    out.push(b'{');
+fn write_members<'a, S: Sink>(out: &mut S, members: impl Iterator<Item = (&'a str, Member<'a>)>) {
+    out.put(b"{");
     for (i, (k, member)) in members.enumerate() {
         if i > 0 {
-            out.push(b',');
+            out.put(b",");
         }
         write_value(out, k);
-        out.push(b':');
+        out.put(b":");
         member.write(out);
     }
-    out.push(b'}');
+    out.put(b"}");
 }
 
 fn dispatcher_owned(key: &str) -> bool {
@@ -393,8 +411,8 @@ fn dispatcher_owned(key: &str) -> bool {
     .contains(&key)
 }
 
-/// Serialising a `Value` or a `str` into a `Vec` cannot fail.
-fn write_value(out: &mut Vec<u8>, v: &(impl serde::Serialize + ?Sized)) {
+/// Serialising a `Value` or a `str` into a [`Sink`] cannot fail (its writes do not).
+fn write_value<S: Sink>(out: &mut S, v: &(impl serde::Serialize + ?Sized)) {
     let _ = serde_json::to_writer(&mut *out, v);
 }
 
@@ -402,12 +420,12 @@ fn write_value(out: &mut Vec<u8>, v: &(impl serde::Serialize + ?Sized)) {
 /// of it. Written directly, once per response: its three keys are fixed and already in sorted
 /// order, so sorting them on every answer (through [`write_object`]) would be work for nothing
 /// on the hot path; a unit test holds the bytes to `serde_json`'s.
-pub(crate) fn write_response(out: &mut Vec<u8>, id: &Value, result: &Answer) {
-    out.extend_from_slice(b"{\"id\":");
+pub(crate) fn write_response<S: Sink>(out: &mut S, id: &Value, result: &Answer) {
+    out.put(b"{\"id\":");
     write_value(out, id);
-    out.extend_from_slice(b",\"jsonrpc\":\"2.0\",\"result\":");
+    out.put(b",\"jsonrpc\":\"2.0\",\"result\":");
     result.write(out);
-    out.push(b'}');
+    out.put(b"}");
 }
 
 #[cfg(test)]

@@ -77,6 +77,7 @@ mod out;
 mod pages;
 mod server;
 mod stdio;
+mod wire;
 
 pub use accept::serve_router;
 pub use answer::{Answer, Raw};

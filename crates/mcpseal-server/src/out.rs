@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::answer::{Answer, write_response};
+use crate::wire::{Wire, WireBody};
 
 /// One outgoing message of a request.
 #[derive(Debug)]
@@ -54,6 +55,25 @@ impl Body {
         }
         out.extend_from_slice(tail);
         out
+    }
+
+    /// The compact JSON text as a response body whose large shared pieces are sent as they
+    /// are ([`Wire`]), not copied: the same bytes as [`Body::to_vec_with`] with no head or tail.
+    pub(crate) fn to_wire(&self) -> WireBody {
+        match self {
+            Body::Value(v) => {
+                let mut w = Wire::with_capacity(self.len_hint());
+                // Serialising a `Value` cannot fail (its keys are strings).
+                let _ = serde_json::to_writer(&mut w, v);
+                w.finish()
+            }
+            Body::Result { id, result } => {
+                // The shared pieces are not copied: the buffer is for the rest.
+                let mut w = Wire::with_capacity(512);
+                write_response(&mut w, id, result);
+                w.finish()
+            }
+        }
     }
 
     /// A guess at the length of the JSON text, to allocate once in most cases.
