@@ -6,6 +6,8 @@
 //! walk out of the site or name an absolute path. The filled path is the manifest key as is
 //! (`posts/hello world.json`); the fetch URL percent-encodes it segment by segment.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 /// A parsed template: literal text and `{name}` variables, in order.
@@ -75,14 +77,14 @@ impl Template {
     /// # Errors
     /// A message naming the variable that is missing or whose value is refused.
     pub fn fill(&self, args: &Map<String, Value>) -> Result<String, String> {
-        let mut out = String::new();
+        let mut out = String::with_capacity(64);
         for part in &self.parts {
             match part {
                 Part::Literal(l) => out.push_str(l),
                 Part::Var(name) => {
-                    let value = match args.get(name) {
-                        Some(Value::String(s)) => s.clone(),
-                        Some(v @ (Value::Number(_) | Value::Bool(_))) => v.to_string(),
+                    let value: Cow<'_, str> = match args.get(name) {
+                        Some(Value::String(s)) => Cow::Borrowed(s),
+                        Some(v @ (Value::Number(_) | Value::Bool(_))) => Cow::Owned(v.to_string()),
                         Some(_) => {
                             return Err(format!(
                                 "`{name}` must be a string, a number or a boolean"
@@ -171,9 +173,9 @@ fn percent_decode(s: &str) -> Option<String> {
 /// Joins the API prefix and a filled path into the manifest key, refusing anything that is not a
 /// plain relative path inside the site.
 pub fn site_path(prefix: &str, path: &str) -> Result<String, String> {
-    let joined = match prefix.trim_matches('/') {
-        "" => path.to_owned(),
-        p => format!("{p}/{path}"),
+    let joined: Cow<'_, str> = match prefix.trim_matches('/') {
+        "" => Cow::Borrowed(path),
+        p => Cow::Owned(format!("{p}/{path}")),
     };
     crate::manifest::normalise(&joined)
         .ok_or_else(|| format!("`{joined}` is not a relative path inside the site"))
