@@ -4,10 +4,13 @@
 # answering the same call from memory and (b) nginx serving the same file: the floor.
 # Loopback only, bounded duration, one run per server, same wrk settings for all three.
 #
-#   cargo build --release -p mcpseal-cli && tests/peers/install.sh && apt-get install wrk nginx-light
+#   cargo build --release -p mcpseal && tests/peers/install.sh && apt-get install wrk nginx-light
 #   benches/serve/run.sh            # DUR=10s WARM=3s CONN=16 THREADS=1 by default
 #   MCPSEAL_BASE=/path/to/older/mcpseal benches/serve/run.sh   # also measure another build, same run
 #   SKIP_TS=1 benches/serve/run.sh  # leave out the TypeScript server (quicker iterations)
+#   PIN=1 benches/serve/run.sh      # servers on CPU 0, wrk on CPU 1: each server has one core,
+#                                   # so requests/s measure the server, not wrk's own ceiling
+#   benches/serve/ab.sh NEW OLD     # two builds only, interleaved rounds (small changes)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DUR=${DUR:-10s}
@@ -24,49 +27,28 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The site: one 10 KB JSON artifact and its manifest.
-mkdir -p "$WORK/public/posts"
-python3 - "$WORK/public/posts/bench.json" <<'PY'
-import json, sys
-text = json.dumps({"slug": "bench", "title": "A 10 KB post", "body": ""})
-text = text[:-2] + "x" * (10240 - len(text)) + '"}'
-open(sys.argv[1], "w").write(text)
-PY
-(cd "$WORK/public" && sha256sum posts/bench.json > site.sha256)
-cat > "$WORK/site.toml" <<TOML
-[server]
-name = "bench-site"
-version = "1.0.0"
-legacy = false
-[origin]
-base_url = "public"
-api_prefix = ""
-[[verbs]]
-id = "get_post"
-description = "One post by slug"
-path = "posts/{slug}.json"
-input_schema = { type = "object", required = ["slug"], properties = { slug = { type = "string" } } }
-TOML
+# PIN: every server process on one CPU and the load generator on another.
+SRV=()
+CLI=()
+if [ -n "${PIN:-}" ]; then
+  SRV=(taskset -c "${SERVER_CPU:-0}")
+  CLI=(taskset -c "${CLIENT_CPU:-1}")
+fi
 
-first_line() { # FILE: wait for the first line of a server's stdout
-  for _ in $(seq 1 200); do
-    if [ -s "$1" ]; then head -1 "$1"; return; fi
-    sleep 0.05
-  done
-  echo "no URL in $1" >&2
-  exit 1
-}
+# The site, first_line and cpu_ticks.
+. "$ROOT/benches/serve/site.sh"
+make_site "$WORK"
 
-"$MCPSEAL" serve --config "$WORK/site.toml" --http 127.0.0.1:0 > "$WORK/mcpseal.url" 2> "$WORK/mcpseal.err" &
+${SRV[@]+"${SRV[@]}"} "$MCPSEAL" serve --config "$WORK/site.toml" --http 127.0.0.1:0 > "$WORK/mcpseal.url" 2> "$WORK/mcpseal.err" &
 PIDS+=($!)
 MCPSEAL_PID=$!
 if [ -n "${MCPSEAL_BASE:-}" ]; then
-  "$MCPSEAL_BASE" serve --config "$WORK/site.toml" --http 127.0.0.1:0 > "$WORK/base.url" 2> "$WORK/base.err" &
+  ${SRV[@]+"${SRV[@]}"} "$MCPSEAL_BASE" serve --config "$WORK/site.toml" --http 127.0.0.1:0 > "$WORK/base.url" 2> "$WORK/base.err" &
   PIDS+=($!)
   BASE_PID=$!
 fi
 if [ -z "${SKIP_TS:-}" ]; then
-  node "$ROOT/benches/serve/ts-bench.mjs" "$WORK/public/posts/bench.json" 0 > "$WORK/ts.url" 2> "$WORK/ts.err" &
+  ${SRV[@]+"${SRV[@]}"} node "$ROOT/benches/serve/ts-bench.mjs" "$WORK/public/posts/bench.json" 0 > "$WORK/ts.url" 2> "$WORK/ts.err" &
   PIDS+=($!)
   TS_PID=$!
 fi
@@ -89,7 +71,7 @@ http {
   server { listen 127.0.0.1:$NGINX_PORT; root $WORK/public; }
 }
 NGINX
-nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g 'daemon off;' &
+${SRV[@]+"${SRV[@]}"} nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g 'daemon off;' &
 NGINX_PID=$!
 PIDS+=($NGINX_PID)
 
@@ -114,17 +96,6 @@ if [ -z "${SKIP_TS:-}" ]; then
 fi
 [ "$(curl -sf "$FILE_URL" | wc -c)" = 10240 ] || { echo "nginx did not serve the file" >&2; exit 1; }
 
-# CPU time (user + system, all threads) the server processes used: robust to the machine's
-# load, unlike requests/s, which measure the CPU share the server got as much as its cost.
-TICK=$(getconf CLK_TCK)
-cpu_ticks() { # PID...
-  local total=0 p f
-  for p in "$@"; do
-    read -r -a f < <(sed 's/^.*) //' "/proc/$p/stat")
-    total=$((total + f[11] + f[12]))
-  done
-  echo "$total"
-}
 
 measure() { # NAME URL LUA|"" PID...
   local name=$1 url=$2 lua=$3
@@ -132,15 +103,15 @@ measure() { # NAME URL LUA|"" PID...
   local out rps p50 p99 errors before after requests cpu
   # Warm-up (not measured): the JIT of the Node server, caches, connection set-up.
   if [ -n "$lua" ]; then
-    wrk -t"$THREADS" -c"$CONN" -d"$WARM" -s "$lua" "$url" > /dev/null
+    ${CLI[@]+"${CLI[@]}"} wrk -t"$THREADS" -c"$CONN" -d"$WARM" -s "$lua" "$url" > /dev/null
   else
-    wrk -t"$THREADS" -c"$CONN" -d"$WARM" "$url" > /dev/null
+    ${CLI[@]+"${CLI[@]}"} wrk -t"$THREADS" -c"$CONN" -d"$WARM" "$url" > /dev/null
   fi
   before=$(cpu_ticks "$@")
   if [ -n "$lua" ]; then
-    out=$(wrk -t"$THREADS" -c"$CONN" -d"$DUR" --latency -s "$lua" "$url")
+    out=$(${CLI[@]+"${CLI[@]}"} wrk -t"$THREADS" -c"$CONN" -d"$DUR" --latency -s "$lua" "$url")
   else
-    out=$(wrk -t"$THREADS" -c"$CONN" -d"$DUR" --latency "$url")
+    out=$(${CLI[@]+"${CLI[@]}"} wrk -t"$THREADS" -c"$CONN" -d"$DUR" --latency "$url")
   fi
   after=$(cpu_ticks "$@")
   requests=$(echo "$out" | awk '/requests in/ {print $1}')
@@ -152,7 +123,7 @@ measure() { # NAME URL LUA|"" PID...
   printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$rps" "$p50" "$p99" "$cpu" "${errors:-none}"
 }
 
-echo "wrk -t$THREADS -c$CONN -d$DUR --latency, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "wrk -t$THREADS -c$CONN -d$DUR --latency, $(nproc) cores${PIN:+, servers on CPU ${SERVER_CPU:-0} and wrk on CPU ${CLIENT_CPU:-1}}, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| server | requests/s | p50 | p99 | server CPU µs/request | errors |"
 echo "|---|---|---|---|---|---|"
