@@ -360,11 +360,11 @@ impl Site {
         let empty = Map::new();
         let args = instance.as_object().unwrap_or(&empty);
         // `is_valid` stops at the first failure and builds no error (nor the boxed iterator of
-        // them): arguments that pass, the common case, cost no allocation here.
-        let errors: Vec<String> = if verb.validator.is_valid(instance) {
-            Vec::new()
-        } else {
-            verb.validator
+        // them): arguments that pass, the common case, cost no allocation here; the errors are
+        // collected only to say why arguments are refused.
+        if !verb.validator.is_valid(instance) {
+            return Err(verb
+                .validator
                 .iter_errors(instance)
                 .map(|e| {
                     let at = e.instance_path().to_string();
@@ -374,10 +374,7 @@ impl Site {
                         format!("{at}: {e}")
                     }
                 })
-                .collect()
-        };
-        if !errors.is_empty() {
-            return Err(errors);
+                .collect());
         }
         let filled = verb.path.fill(args).map_err(|e| vec![e])?;
         site_path(&self.api_prefix, &filled).map_err(|e| vec![e])
