@@ -14,14 +14,7 @@ ROUNDS=${3:-12}
 DUR=${DUR:-2s}
 CONN=${CONN:-16}
 LUA="$ROOT/benches/serve/call.lua"
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+# WORK and its cleanup, the site, first_line and cpu_ticks.
 . "$ROOT/benches/serve/site.sh"
 make_site "$WORK"
 

@@ -18,14 +18,9 @@ WARM=${WARM:-3s}
 CONN=${CONN:-16}
 THREADS=${THREADS:-1}
 MCPSEAL=${MCPSEAL:-$ROOT/target/release/mcpseal}
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+# WORK and its cleanup, the site, first_line and cpu_ticks.
+. "$ROOT/benches/serve/site.sh"
+make_site "$WORK"
 
 # PIN: every server process on one CPU and the load generator on another.
 SRV=()
@@ -35,20 +30,16 @@ if [ -n "${PIN:-}" ]; then
   CLI=(taskset -c "${CLIENT_CPU:-1}")
 fi
 
-# The site, first_line and cpu_ticks.
-. "$ROOT/benches/serve/site.sh"
-make_site "$WORK"
-
-${SRV[@]+"${SRV[@]}"} "$MCPSEAL" serve --config "$WORK/site.toml" --http 127.0.0.1:0 > "$WORK/mcpseal.url" 2> "$WORK/mcpseal.err" &
+"${SRV[@]}" "$MCPSEAL" serve --config "$WORK/site.toml" --http 127.0.0.1:0 > "$WORK/mcpseal.url" 2> "$WORK/mcpseal.err" &
 PIDS+=($!)
 MCPSEAL_PID=$!
 if [ -n "${MCPSEAL_BASE:-}" ]; then
-  ${SRV[@]+"${SRV[@]}"} "$MCPSEAL_BASE" serve --config "$WORK/site.toml" --http 127.0.0.1:0 > "$WORK/base.url" 2> "$WORK/base.err" &
+  "${SRV[@]}" "$MCPSEAL_BASE" serve --config "$WORK/site.toml" --http 127.0.0.1:0 > "$WORK/base.url" 2> "$WORK/base.err" &
   PIDS+=($!)
   BASE_PID=$!
 fi
 if [ -z "${SKIP_TS:-}" ]; then
-  ${SRV[@]+"${SRV[@]}"} node "$ROOT/benches/serve/ts-bench.mjs" "$WORK/public/posts/bench.json" 0 > "$WORK/ts.url" 2> "$WORK/ts.err" &
+  "${SRV[@]}" node "$ROOT/benches/serve/ts-bench.mjs" "$WORK/public/posts/bench.json" 0 > "$WORK/ts.url" 2> "$WORK/ts.err" &
   PIDS+=($!)
   TS_PID=$!
 fi
@@ -71,7 +62,7 @@ http {
   server { listen 127.0.0.1:$NGINX_PORT; root $WORK/public; }
 }
 NGINX
-${SRV[@]+"${SRV[@]}"} nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g 'daemon off;' &
+"${SRV[@]}" nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g 'daemon off;' &
 NGINX_PID=$!
 PIDS+=($NGINX_PID)
 
@@ -96,23 +87,16 @@ if [ -z "${SKIP_TS:-}" ]; then
 fi
 [ "$(curl -sf "$FILE_URL" | wc -c)" = 10240 ] || { echo "nginx did not serve the file" >&2; exit 1; }
 
-
 measure() { # NAME URL LUA|"" PID...
   local name=$1 url=$2 lua=$3
   shift 3
   local out rps p50 p99 errors before after requests cpu
+  local script=()
+  if [ -n "$lua" ]; then script=(-s "$lua"); fi
   # Warm-up (not measured): the JIT of the Node server, caches, connection set-up.
-  if [ -n "$lua" ]; then
-    ${CLI[@]+"${CLI[@]}"} wrk -t"$THREADS" -c"$CONN" -d"$WARM" -s "$lua" "$url" > /dev/null
-  else
-    ${CLI[@]+"${CLI[@]}"} wrk -t"$THREADS" -c"$CONN" -d"$WARM" "$url" > /dev/null
-  fi
+  "${CLI[@]}" wrk -t"$THREADS" -c"$CONN" -d"$WARM" "${script[@]}" "$url" > /dev/null
   before=$(cpu_ticks "$@")
-  if [ -n "$lua" ]; then
-    out=$(${CLI[@]+"${CLI[@]}"} wrk -t"$THREADS" -c"$CONN" -d"$DUR" --latency -s "$lua" "$url")
-  else
-    out=$(${CLI[@]+"${CLI[@]}"} wrk -t"$THREADS" -c"$CONN" -d"$DUR" --latency "$url")
-  fi
+  out=$("${CLI[@]}" wrk -t"$THREADS" -c"$CONN" -d"$DUR" --latency "${script[@]}" "$url")
   after=$(cpu_ticks "$@")
   requests=$(echo "$out" | awk '/requests in/ {print $1}')
   cpu=$(awk -v t=$((after - before)) -v hz="$TICK" -v n="$requests" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')
